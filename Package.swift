@@ -1,0 +1,88 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Module rules (DESIGN.md §5) are enforced here: a target lists only the modules it may import.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "NoSignal",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nosignal", targets: ["nosignal"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // C system libraries and the one shim for what Swift cannot import.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CShim", dependencies: ["CFFmpeg", "CCurl"]),
+
+        // The pure centre.
+        .target(name: "MPDProtocol", swiftSettings: swiftSettings),
+        .target(name: "PlayerCore", swiftSettings: swiftSettings),
+        .target(name: "PlayerRuntime", dependencies: [
+            "PlayerCore",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
+        // Edges.
+        .target(name: "Library", dependencies: [
+            "PlayerCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "NetEase", dependencies: [
+            "PlayerCore", "CCurl", "CCrypto", "CShim",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CShim"], swiftSettings: swiftSettings),
+        .target(name: "ALSAOutput", dependencies: ["PlayerCore", "CALSA"], swiftSettings: swiftSettings),
+        .target(name: "MPDServer", dependencies: [
+            "MPDProtocol", "PlayerCore", "PlayerRuntime",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        /// The configuration file (MPD syntax) and its typed model. Pure, so it is unit-tested;
+        /// the executable only wires it up.
+        .target(name: "NoSignalConfig", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
+
+        // Composition root.
+        .executableTarget(name: "nosignal", dependencies: [
+            "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
+            "Library", "NetEase", "FFmpegDecoder", "ALSAOutput",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
+
+        // Test support: live clients and the real-MPD differential runner.
+        .target(name: "MPDTesting", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
+
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlayerRuntimeTests", dependencies: ["PlayerRuntime", "PlayerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "MPDServerTests", dependencies: [
+            "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDTesting",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        .testTarget(name: "NoSignalConfigTests", dependencies: ["NoSignalConfig"], swiftSettings: swiftSettings),
+        .testTarget(name: "EdgeLinkTests", dependencies: ["FFmpegDecoder", "ALSAOutput", "NetEase", "Library", "PlayerCore"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
+                    resources: [.copy("Scripts")], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,4 @@
+#include <openssl/evp.h>
+#include <openssl/bn.h>
+#include <openssl/md5.h>
+#include <openssl/crypto.h>

@@ -1,0 +1,71 @@
+/// The 35 tag types of MPD 0.24 (`src/tag/Type.hxx`), in MPD's order, which is also the order of
+/// `tagtypes` output and of tag lines in song blocks.
+public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
+    case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, titleSort, track, name
+    case genre, mood, date, originalDate, composer, composerSort, performer, conductor, work, movement
+    case movementNumber, showMovement, ensemble, location, grouping, comment, disc, label
+    case musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID, musicBrainzTrackID
+    case musicBrainzReleaseTrackID, musicBrainzWorkID, musicBrainzReleaseGroupID
+
+    /// The canonical spelling. libmpdclient matches these case-sensitively, so output must use them.
+    public var mpdName: String { Self.names[rawValue] }
+
+    private static let names = [
+        "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "TitleSort",
+        "Track", "Name", "Genre", "Mood", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer",
+        "Conductor", "Work", "Movement", "MovementNumber", "ShowMovement", "Ensemble", "Location", "Grouping",
+        "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID",
+        "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID", "MUSICBRAINZ_RELEASEGROUPID",
+    ]
+
+    private static let byLowercasedName: [String: TagName] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.mpdName.lowercased(), $0) })
+
+    /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument.
+    public init?(parsing name: some StringProtocol) {
+        guard let tag = Self.byLowercasedName[name.lowercased()] else { return nil }
+        self = tag
+    }
+
+    /// The tag a `*Sort` tag falls back to when a song lacks it (`src/tag/Fallback.hxx`), for filters and sorting.
+    /// `AlbumArtist` falls back to `Artist`; `AlbumArtistSort` to `AlbumArtist`, then `ArtistSort`, then `Artist`.
+    public var fallback: TagName? {
+        switch self {
+        case .albumArtist: .artist
+        case .albumArtistSort: .albumArtist
+        case .artistSort: .artist
+        case .albumSort: .album
+        case .titleSort: .title
+        case .composerSort: .composer
+        default: nil
+        }
+    }
+
+    public static func < (lhs: TagName, rhs: TagName) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A set of tag types, as kept per client by `tagtypes` and globally by `metadata_to_use`.
+public struct TagMask: Sendable, Hashable {
+    public private(set) var bits: UInt64
+
+    public init(bits: UInt64 = 0) { self.bits = bits }
+    public init(_ tags: some Sequence<TagName>) {
+        bits = 0
+        for tag in tags { insert(tag) }
+    }
+
+    public static let all = TagMask(TagName.allCases)
+    public static let none = TagMask()
+    /// MPD's default global mask: every tag but `Comment` (`src/tag/Settings.cxx`).
+    public static var defaultGlobal: TagMask {
+        var mask = TagMask.all
+        mask.remove(.comment)
+        return mask
+    }
+
+    public func contains(_ tag: TagName) -> Bool { bits & (1 << UInt64(tag.rawValue)) != 0 }
+    public mutating func insert(_ tag: TagName) { bits |= 1 << UInt64(tag.rawValue) }
+    public mutating func remove(_ tag: TagName) { bits &= ~(1 << UInt64(tag.rawValue)) }
+    public func intersection(_ other: TagMask) -> TagMask { TagMask(bits: bits & other.bits) }
+    public var tags: [TagName] { TagName.allCases.filter(contains) }
+}

@@ -1,0 +1,125 @@
+/// MPD's request-line tokenizer (`src/util/Tokenizer.cxx`, `src/command/AllCommands.cxx`), byte-oriented:
+/// the protocol says UTF-8, but MPD never validates, so neither do we; arguments are decoded leniently.
+public enum Tokenizer {
+    /// MPD 0.24 accepts at most `2 + 2 × 35` arguments slots; the check fires before reading each argument, so
+    /// one fewer argument is usable.
+    public static let maximumArguments = 2 + 2 * TagName.allCases.count
+
+    /// What to do with a line the server received (trailing whitespace already stripped).
+    public enum Outcome: Equatable, Sendable {
+        case request(Request)
+        /// `ACK` then keep the connection.
+        case error(ACKError)
+    }
+
+    /// Splits a request line into command and arguments. The caller has already checked that the line starts
+    /// with a lowercase ASCII letter (otherwise MPD closes without an answer).
+    public static func tokenize(_ line: some Collection<UInt8>) -> Outcome {
+        let bytes = Array(line)
+        var index = 0
+
+        // The command word: [A-Za-z][A-Za-z0-9_]*, ended by whitespace.
+        guard index < bytes.count else {
+            return .error(ACKError(.unknown, "No command given", closesConnection: true))
+        }
+        guard isAlpha(bytes[index]) else {
+            return .error(ACKError(.unknown, "Letter expected", closesConnection: true))
+        }
+        index += 1
+        while index < bytes.count, !isWhitespace(bytes[index]) {
+            guard isAlphaNumeric(bytes[index]) || bytes[index] == UInt8(ascii: "_") else {
+                return .error(ACKError(.unknown, "Invalid word character", closesConnection: true))
+            }
+            index += 1
+        }
+        let name = String(decoding: bytes[0..<index], as: UTF8.self)
+        skipWhitespace(bytes, &index)
+
+        var arguments: [String] = []
+        while true {
+            if arguments.count == maximumArguments {
+                return .error(ACKError(.arg, "Too many arguments"))
+            }
+            guard index < bytes.count else { break }
+            if bytes[index] == UInt8(ascii: "\"") {
+                // Quoted: a backslash escapes the next byte, whatever it is.
+                index += 1
+                var value: [UInt8] = []
+                while true {
+                    guard index < bytes.count else { return .error(ACKError(.unknown, "Missing closing '\"'")) }
+                    var byte = bytes[index]
+                    if byte == UInt8(ascii: "\"") { break }
+                    if byte == UInt8(ascii: "\\") {
+                        index += 1
+                        guard index < bytes.count else {
+                            return .error(ACKError(.unknown, "Missing closing '\"'"))
+                        }
+                        byte = bytes[index]
+                    }
+                    value.append(byte)
+                    index += 1
+                }
+                index += 1
+                if index < bytes.count, !isWhitespace(bytes[index]) {
+                    return .error(ACKError(.unknown, "Space expected after closing '\"'"))
+                }
+                arguments.append(String(decoding: value, as: UTF8.self))
+            } else {
+                let start = index
+                while index < bytes.count, !isWhitespace(bytes[index]) {
+                    guard isUnquoted(bytes[index]) else {
+                        return .error(ACKError(.unknown, "Invalid unquoted character"))
+                    }
+                    index += 1
+                }
+                arguments.append(String(decoding: bytes[start..<index], as: UTF8.self))
+            }
+            skipWhitespace(bytes, &index)
+        }
+        return .request(Request(command: name, arguments: arguments))
+    }
+
+    /// MPD strips every byte ≤ 0x20 from the end of the line, so CRLF works.
+    public static func stripTrailingWhitespace(_ line: [UInt8]) -> ArraySlice<UInt8> {
+        var end = line.count
+        while end > 0, line[end - 1] <= 0x20 { end -= 1 }
+        return line[0..<end]
+    }
+
+    /// MPD treats every byte ≤ 0x20 as whitespace (`IsWhitespaceFast`).
+    @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool { byte <= 0x20 }
+    @inline(__always) static func isAlpha(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+    @inline(__always) static func isAlphaNumeric(_ byte: UInt8) -> Bool { isAlpha(byte) || (byte >= 0x30 && byte <= 0x39) }
+    @inline(__always) static func isUnquoted(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "'")
+    }
+    static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {
+        while index < bytes.count, bytes[index] <= 0x20 { index += 1 }
+    }
+}
+
+/// One tokenized request: the command name and its decoded arguments.
+public struct Request: Equatable, Sendable {
+    public var command: String
+    public var arguments: [String]
+
+    public init(command: String, arguments: [String] = []) {
+        self.command = command
+        self.arguments = arguments
+    }
+
+    public var count: Int { arguments.count }
+    public subscript(index: Int) -> String { arguments[index] }
+
+    /// Decodes argument `index` as `T`, with MPD's error texts.
+    public func argument<T: MPDArgument>(_ type: T.Type = T.self, _ index: Int) throws(ACKError) -> T {
+        try T(mpdArgument: arguments[index])
+    }
+
+    /// Decodes argument `index` if present.
+    public func optionalArgument<T: MPDArgument>(_ type: T.Type = T.self, _ index: Int) throws(ACKError) -> T? {
+        index < arguments.count ? try T(mpdArgument: arguments[index]) : nil
+    }
+}

@@ -1,0 +1,24 @@
+import MPDProtocol
+import PlayerCore
+
+extension ACKError {
+    /// The one function that turns any error a handler throws into MPD's ACK (`CommandError.cxx::ToAck`).
+    static func from(_ error: any Error) -> ACKError {
+        switch error {
+        case let ack as ACKError:
+            return ack
+        case let player as PlayerError:
+            switch player {
+            case .noMixer: return ACKError(.system, "No mixer")
+            case .playlistTooLarge: return ACKError(.playlistMax, "Playlist is too large")
+            case .noSuchSong: return ACKError(.noExist, "No such song")
+            case .badSongIndex: return ACKError(.arg, "Bad song index")
+            case .notPlaying: return ACKError(.playerSync, "Not playing")
+            case .noSuchPartition: return ACKError(.noExist, "No such partition")
+            case .partitionExists: return ACKError(.exist, "name already exists")
+            }
+        default:
+            return ACKError(.unknown, String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import MPDProtocol
+
+/// What a command handler asks the session to do after it returns.
+public enum CommandOutcome: Sendable {
+    case ok(Response)
+    /// `idle`: wait for these subsystems.
+    case idle(IdleSubsystems)
+    /// `close`: flush what was written, then close.
+    case close
+    /// `kill`: stop the server.
+    case kill
+}
+
+/// Everything a handler may touch: its client's state and the server.
+public struct CommandContext {
+    public var client: ClientState
+    public let server: ServerContext
+}
+
+public typealias CommandHandler = @Sendable (inout CommandContext, Request) async throws -> CommandOutcome
+
+/// One row of the command table, as in MPD's `AllCommands.cxx`: name, permission, argument bounds, handler.
+public struct CommandSpec: Sendable {
+    public var name: String
+    public var permission: Permission
+    /// nil: the arguments are not checked (MPD's −1/−1).
+    public var arguments: ClosedRange<Int>?
+    /// Optional upper bound only (MPD's max −1): `minimumOnly` set to true means "at least lowerBound".
+    public var unbounded: Bool
+    public var handler: CommandHandler
+
+    public init(_ name: String, _ permission: Permission, _ arguments: ClosedRange<Int>?, unbounded: Bool = false,
+                handler: @escaping CommandHandler) {
+        self.name = name
+        self.permission = permission
+        self.arguments = arguments
+        self.unbounded = unbounded
+        self.handler = handler
+    }
+
+    /// MPD's `command_check_request`: permission first, then the argument count with its three texts.
+    func check(_ request: Request, permission client: Permission) throws(ACKError) {
+        guard client.isSuperset(of: permission) else { throw .permissionDenied(name) }
+        guard let arguments else { return }
+        let count = request.count
+        if !unbounded, arguments.lowerBound == arguments.upperBound, count != arguments.lowerBound {
+            throw .wrongArgumentCount(name)
+        }
+        if count < arguments.lowerBound { throw .tooFewArguments(name) }
+        if !unbounded, count > arguments.upperBound { throw .tooManyArguments(name) }
+    }
+}
+
+/// The command table: the one place from which dispatch, `commands`, `notcommands` and the arity and permission
+/// errors come.
+public struct CommandTable: Sendable {
+    public let commands: [CommandSpec]
+    private let byName: [String: Int]
+
+    public init(_ groups: [[CommandSpec]]) {
+        let all = groups.flatMap { $0 }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        var index: [String: Int] = [:]
+        for (i, spec) in all.enumerated() {
+            precondition(index[spec.name] == nil, "duplicate command \(spec.name)")
+            index[spec.name] = i
+        }
+        commands = all
+        byName = index
+    }
+
+    public subscript(name: String) -> CommandSpec? { byName[name].map { commands[$0] } }
+
+    /// Every command that NoSignal implements, grouped by protocol section.
+    public static let standard = CommandTable([
+        StatusCommands.all, PlaybackOptionsCommands.all, ConnectionCommands.all, ReflectionCommands.all,
+        MessageCommands.all,
+    ])
+}

@@ -1,0 +1,55 @@
+import MPDProtocol
+import PlayerCore
+
+/// "Querying MPD's status" (`doc/protocol.rst`): `clearerror`, `currentsong`, `idle`, `status`, `stats`.
+enum StatusCommands {
+    static let all: [CommandSpec] = [
+        CommandSpec("clearerror", .player, 0...0) { context, _ in
+            try await context.server.store.send(.clearError, partition: context.client.partition)
+            return .ok(Response())
+        },
+        /// The song at the current position; empty when there is none.
+        CommandSpec("currentsong", .read, 0...0) { context, _ in
+            var response = Response()
+            if let p = await context.server.store.partition(context.client.partition), let position = p.currentPosition {
+                SongFormatter.write(p.queue.items[position], position: position, mask: context.effectiveTagMask,
+                                    into: &response)
+            }
+            return .ok(response)
+        },
+        /// Names are case-insensitive; none means every subsystem.
+        CommandSpec("idle", .read, 0...0, unbounded: true) { _, request in
+            var flags: IdleSubsystems = []
+            for name in request.arguments {
+                guard let flag = IdleSubsystems(name: name) else {
+                    throw ACKError(.arg, "Unrecognized idle event: \(name)")
+                }
+                flags.formUnion(flag)
+            }
+            return .idle(flags.isEmpty ? .all : flags)
+        },
+        CommandSpec("status", .read, 0...0) { context, _ in
+            guard let p = await context.server.store.partition(context.client.partition) else {
+                throw PlayerError.noSuchPartition(context.client.partition)
+            }
+            return .ok(StatusFormatter.status(of: p))
+        },
+        CommandSpec("stats", .read, 0...0) { context, _ in
+            var response = Response()
+            let uptime = ContinuousClock.now - context.server.startTime
+            response.add("uptime", uptime.components.seconds)
+            response.add("playtime", 0)
+            // The music database arrives with the library; until then it is an empty one.
+            response.add("artists", 0)
+            response.add("albums", 0)
+            response.add("songs", 0)
+            response.add("db_playtime", 0)
+            return .ok(response)
+        },
+    ]
+}
+
+extension CommandContext {
+    /// The tags this client sees: the server's tags narrowed by the client's `tagtypes`.
+    var effectiveTagMask: TagMask { server.settings.globalTagMask.intersection(client.tagMask) }
+}

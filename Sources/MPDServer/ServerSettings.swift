@@ -1,0 +1,38 @@
+import MPDProtocol
+
+/// What the server needs from the configuration, already validated by the composition root.
+public struct ServerSettings: Sendable {
+    /// The greeting's protocol version. Clients switch features on it, so it only names a version whose
+    /// command set is complete.
+    public var protocolVersion = "0.23.5"
+    public var passwords: [String: Permission] = [:]
+    public var defaultPermissions: Permission = .all
+    public var localPermissions: Permission = .all
+    public var maxConnections = 100
+    /// Seconds without a line before a non-idle client is dropped.
+    public var connectionTimeout = 60
+    public var maxCommandListSize = 2048 * 1024
+    public var maxOutputBufferSize = 8192 * 1024
+    /// Tags the server reads at all (`metadata_to_use`); clients narrow it with `tagtypes`.
+    public var globalTagMask = TagMask.defaultGlobal
+    public var musicDirectory: String?
+    public var playlistDirectory: String?
+    /// `decoders` output: plugin name, suffixes, MIME types.
+    public var decoders: [DecoderPlugin] = []
+    /// `urlhandlers` output, without `file://` (added for local clients).
+    public var urlSchemes: [String] = []
+
+    public init() {}
+}
+
+public struct DecoderPlugin: Sendable, Equatable {
+    public var name: String
+    public var suffixes: [String]
+    public var mimeTypes: [String]
+
+    public init(name: String, suffixes: [String], mimeTypes: [String]) {
+        self.name = name
+        self.suffixes = suffixes
+        self.mimeTypes = mimeTypes
+    }
+}

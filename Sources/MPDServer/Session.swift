@@ -1,0 +1,180 @@
+import MPDProtocol
+
+/// One client's protocol state machine (`src/client/Process.cxx`): ready, idle, or collecting a command list.
+/// It turns input lines and idle events into bytes to write and a verdict on the connection. It does no I/O, so
+/// the same code runs behind the NIO connection and in the in-memory test client.
+public final class Session {
+    public enum State: Equatable {
+        case ready
+        case idle(IdleSubsystems)
+        case commandList(okMode: Bool, lines: [[UInt8]], size: Int)
+    }
+
+    public enum Disposition: Equatable {
+        case keepOpen
+        /// Close after writing the output (MPD's FINISH/CLOSE: the output is flushed either way).
+        case close
+        /// `kill`: stop the server.
+        case shutdown
+    }
+
+    public struct Output: Equatable {
+        public var bytes: [UInt8] = []
+        public var disposition = Disposition.keepOpen
+
+        mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    }
+
+    public private(set) var state = State.ready
+    /// Idle flags that happened since the client last saw them.
+    public private(set) var pending: IdleSubsystems = []
+    public private(set) var context: CommandContext
+
+    public init(client: ClientState, server: ServerContext) {
+        context = CommandContext(client: client, server: server)
+    }
+
+    public var greeting: [UInt8] { Array("OK MPD \(context.server.settings.protocolVersion)\n".utf8) }
+
+    public var isIdle: Bool {
+        if case .idle = state { return true }
+        return false
+    }
+
+    /// Handles one input line (without its `\n`).
+    public func handle(line raw: [UInt8]) async -> Output {
+        var output = Output()
+        let line = Array(Tokenizer.stripTrailingWhitespace(raw))
+
+        // All commands start with a lowercase letter; anything else may be a stray HTTP request: close silently.
+        guard let first = line.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else {
+            output.disposition = .close
+            return output
+        }
+
+        if line == Self.noidle {
+            if case .idle = state {
+                state = .ready
+                output.write("OK\n")
+            }
+            // Not idle: the client already has the idle answer; MPD sends nothing.
+            return output
+        }
+        if case .idle = state {
+            output.disposition = .close
+            return output
+        }
+
+        if case .commandList(let okMode, var lines, var size) = state {
+            if line == Self.commandListEnd {
+                state = .ready
+                await runList(lines, okMode: okMode, into: &output)
+            } else {
+                size += line.count + 1
+                guard size <= context.server.settings.maxCommandListSize else {
+                    output.disposition = .close
+                    return output
+                }
+                lines.append(line)
+                state = .commandList(okMode: okMode, lines: lines, size: size)
+            }
+            return output
+        }
+
+        if line == Self.commandListBegin {
+            state = .commandList(okMode: false, lines: [], size: 0)
+        } else if line == Self.commandListOKBegin {
+            state = .commandList(okMode: true, lines: [], size: 0)
+        } else {
+            switch await process(line, index: 0, into: &output) {
+            case .ok: output.write("OK\n")
+            case .error, .idle: break
+            case .close: output.disposition = .close
+            case .shutdown: output.disposition = .shutdown
+            }
+        }
+        return output
+    }
+
+    /// An idle event arrived. Returns what to write when it completes a waiting `idle`.
+    public func receive(_ flags: IdleSubsystems) -> Output {
+        pending.formUnion(flags)
+        return flushIdle()
+    }
+
+    private enum Result { case ok, error, idle, close, shutdown }
+
+    private func runList(_ lines: [[UInt8]], okMode: Bool, into output: inout Output) async {
+        for (index, line) in lines.enumerated() {
+            switch await process(line, index: index, into: &output, inList: true) {
+            case .ok:
+                if okMode { output.write("list_OK\n") }
+            case .error:
+                return
+            case .idle, .close:
+                output.disposition = .close
+                return
+            case .shutdown:
+                output.disposition = .shutdown
+                return
+            }
+        }
+        output.write("OK\n")
+    }
+
+    private func process(_ line: [UInt8], index: Int, into output: inout Output, inList: Bool = false) async -> Result {
+        let request: Request
+        switch Tokenizer.tokenize(line) {
+        case .error(let error):
+            output.write(error.line(listIndex: index) + "\n")
+            return error.closesConnection ? .close : .error
+        case .request(let r):
+            request = r
+        }
+        guard let spec = context.server.table[request.command] else {
+            output.write(ACKError.unknownCommand(request.command).line(listIndex: index) + "\n")
+            return .error
+        }
+        do {
+            try spec.check(request, permission: context.client.permission)
+            switch try await spec.handler(&context, request) {
+            case .ok(let response):
+                output.bytes.append(contentsOf: response.bytes)
+                return .ok
+            case .idle(let flags):
+                if inList { return .close }
+                state = .idle(flags)
+                output.bytes.append(contentsOf: flushIdle().bytes)
+                return .idle
+            case .close:
+                return .close
+            case .kill:
+                return .shutdown
+            }
+        } catch {
+            var ack = ACKError.from(error)
+            ack.command = spec.name
+            output.write(ack.line(listIndex: index) + "\n")
+            return .error
+        }
+    }
+
+    /// Completes a waiting `idle` if a subscribed flag is pending. Only the subscribed flags are consumed
+    /// (MPD 0.24 behaviour: the others stay pending for a later `idle`).
+    private func flushIdle() -> Output {
+        var output = Output()
+        guard case .idle(let subscribed) = state else { return output }
+        let due = pending.intersection(subscribed)
+        guard !due.isEmpty else { return output }
+        pending.subtract(due)
+        state = .ready
+        for name in due.names { output.write("changed: \(name)\n") }
+        output.write("OK\n")
+        return output
+    }
+
+    private static let noidle = Array("noidle".utf8)
+    private static let commandListBegin = Array("command_list_begin".utf8)
+    private static let commandListOKBegin = Array("command_list_ok_begin".utf8)
+    private static let commandListEnd = Array("command_list_end".utf8)
+}

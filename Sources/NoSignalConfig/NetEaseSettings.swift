@@ -1,0 +1,46 @@
+/// The `netease { … }` block. Every field has a default so NoSignal runs in guest mode with no block at all.
+public struct NetEaseSettings: Sendable, Equatable {
+    /// The `song_url_v1` levels, lowest first (`reference/netease-api.md`). The account may get less than it
+    /// asks for; the client falls back to the best level granted.
+    public static let qualityLevels = ["standard", "higher", "exhigh", "lossless", "hires", "jyeffect", "sky", "jymaster"]
+
+    /// `api_url`: where to send API requests instead of NetEase's own hosts (a proxy, or the fake server in
+    /// tests). nil means NetEase's hosts.
+    public var apiURL: String?
+    /// `real_ip`: sent as `X-Real-IP`; a mainland address avoids `-460 Cheating` outside China.
+    public var realIP: String?
+    /// `quality`: one of `qualityLevels`. 320 kbit/s by default, what NetEase's own apps default to.
+    public var quality: String
+    /// `cookie_file`: where the login cookies are kept (mode 0600). Default `<data_directory>/netease-cookies`.
+    public var cookieFile: String
+    /// `search_online`: whether `search`/`find` also ask NetEase, not only the local database.
+    public var searchOnline: Bool
+    /// `directory_name`: the virtual directory at the root of `lsinfo`.
+    public var directoryName: String
+    /// `timeout`: seconds before a NetEase request gives up, so a client never hangs longer than this.
+    public var timeout: Int
+
+    public static let defaultQuality = "exhigh"
+    public static let defaultDirectoryName = "NetEase"
+    public static let defaultTimeout = 15
+    /// Relative to the data directory.
+    public static let defaultCookieFileName = "netease-cookies"
+
+    public init(apiURL: String? = nil, realIP: String? = nil, quality: String = NetEaseSettings.defaultQuality,
+                cookieFile: String, searchOnline: Bool = true,
+                directoryName: String = NetEaseSettings.defaultDirectoryName,
+                timeout: Int = NetEaseSettings.defaultTimeout) {
+        self.apiURL = apiURL
+        self.realIP = realIP
+        self.quality = quality
+        self.cookieFile = cookieFile
+        self.searchOnline = searchOnline
+        self.directoryName = directoryName
+        self.timeout = timeout
+    }
+
+    /// The defaults for a given data directory (which holds the cookie file).
+    public static func defaults(dataDirectory: String) -> NetEaseSettings {
+        NetEaseSettings(cookieFile: PathExpander.join(dataDirectory, defaultCookieFileName))
+    }
+}

@@ -1,0 +1,48 @@
+/// Everything one partition owns: its queue, its player and its options. MPD's partitions each have their own.
+public struct PartitionState: Equatable, Sendable {
+    public var name: String
+    public var queue: Queue
+    public var player = PlayerStatus()
+    public var options = PlaybackOptions()
+    /// The mixer volume 0…100, or nil when the partition has no mixer (then `status` has no `volume:`).
+    public var volume: Int?
+    /// The stored playlist most recently loaded (MPD 0.24 `lastloadedplaylist`).
+    public var lastLoadedPlaylist: String?
+
+    public init(name: String, maximumQueueLength: Int = 16384, volume: Int? = nil) {
+        self.name = name
+        self.queue = Queue(maximumLength: maximumQueueLength)
+        self.volume = volume
+    }
+
+    /// The position of the current song, if any.
+    public var currentPosition: Int? {
+        guard let order = player.currentOrder, order < queue.order.count else { return nil }
+        return queue.order[order]
+    }
+}
+
+/// The whole player state: the partitions, `default` first.
+public struct PlayerState: Equatable, Sendable {
+    public static let defaultPartition = "default"
+
+    public private(set) var partitions: [PartitionState]
+
+    public init(maximumQueueLength: Int = 16384, volume: Int? = nil) {
+        partitions = [PartitionState(name: Self.defaultPartition, maximumQueueLength: maximumQueueLength, volume: volume)]
+    }
+
+    public subscript(partition name: String) -> PartitionState? {
+        partitions.first { $0.name == name }
+    }
+
+    func index(of name: String) throws(PlayerError) -> Int {
+        guard let index = partitions.firstIndex(where: { $0.name == name }) else { throw .noSuchPartition(name) }
+        return index
+    }
+
+    mutating func update<T>(_ name: String, _ body: (inout PartitionState) throws(PlayerError) -> T) throws(PlayerError) -> T {
+        let i = try index(of: name)
+        return try body(&partitions[i])
+    }
+}

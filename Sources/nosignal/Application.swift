@@ -1,0 +1,122 @@
+import ALSAOutput
+import Dispatch
+import FFmpegDecoder
+import Foundation
+import Logging
+import MPDProtocol
+import MPDServer
+import NIOCore
+import NIOPosix
+import NoSignalConfig
+import PlayerCore
+import PlayerRuntime
+
+/// Builds the live services from the configuration and runs them until SIGINT/SIGTERM or `kill`.
+struct Application {
+    let config: Configuration
+    let logger: Logger
+    let service: MPDService
+
+    init(config: Configuration, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+
+        var settings = ServerSettings()
+        settings.passwords = Dictionary(config.passwords.map { ($0.password, $0.permissions) },
+                                        uniquingKeysWith: { first, _ in first })
+        settings.defaultPermissions = config.defaultPermissions
+        settings.localPermissions = config.localPermissions
+        settings.maxConnections = config.maxConnections
+        settings.connectionTimeout = config.connectionTimeout
+        settings.maxCommandListSize = config.maxCommandListSize
+        settings.maxOutputBufferSize = config.maxOutputBufferSize
+        settings.musicDirectory = config.musicDirectory
+        settings.playlistDirectory = config.playlistDirectory
+        let formats = FFmpegCatalog.formats()
+        settings.decoders = [DecoderPlugin(name: "ffmpeg", suffixes: formats.suffixes, mimeTypes: formats.mimeTypes)]
+        settings.urlSchemes = ["http://", "https://", "netease://"]
+
+        // The software mixer is the default (MPD's null output has none unless asked; NoSignal always offers
+        // volume so phone clients show a slider). `mixer_type "none"` removes it.
+        let hasMixer = config.mixerType != "none"
+        let store = PlayerStore(state: PlayerState(maximumQueueLength: config.maxPlaylistLength,
+                                                   volume: hasMixer ? 100 : nil),
+                                logger: logger)
+        let shutdown = ShutdownSignal()
+        let context = ServerContext(settings: settings, store: store, logger: logger,
+                                    requestShutdown: { shutdown.trigger() })
+        service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
+        self.shutdown = shutdown
+    }
+
+    private let shutdown: ShutdownSignal
+
+    func run() async throws {
+        let service = self.service
+        let logger = self.logger
+        let task = Task {
+            do {
+                try await service.run()
+            } catch is CancellationError {
+            } catch {
+                logger.critical("cannot serve: \(error)")
+                throw ExitCodeError.failure
+            }
+        }
+        shutdown.onTrigger { task.cancel() }
+        let signals = [SIGINT, SIGTERM].map { signalNumber -> any DispatchSourceSignal in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                logger.notice("shutting down")
+                task.cancel()
+            }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        try await task.value
+        logger.notice("stopped")
+    }
+}
+
+enum ExitCodeError: Error { case failure }
+
+/// Lets `kill` (from inside the server) stop the application the same way a signal does.
+final class ShutdownSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var triggered = false
+    private var handler: (@Sendable () -> Void)?
+
+    func trigger() {
+        lock.lock()
+        triggered = true
+        let handler = self.handler
+        lock.unlock()
+        handler?()
+    }
+
+    func onTrigger(_ body: @escaping @Sendable () -> Void) {
+        lock.lock()
+        handler = body
+        let already = triggered
+        lock.unlock()
+        if already { body() }
+    }
+}
+
+/// `bind_to_address` values to listening endpoints (MPD's rules: `any`, a host name or address, or a
+/// unix socket path starting with `/` or `~`).
+enum Endpoints {
+    static func resolve(_ config: Configuration) throws -> [MPDService.Endpoint] {
+        config.bindToAddresses.map { address in
+            if address.hasPrefix("/") { return .unix(path: address) }
+            if address == "any" { return .tcp(host: "::", port: config.port) }
+            return .tcp(host: address, port: config.port)
+        }
+    }
+
+    static func describe(_ address: String, port: Int) -> String {
+        address.hasPrefix("/") ? address : "\(address):\(port)"
+    }
+}
