@@ -1,0 +1,39 @@
+# NoSignal — the two commands that work on a fresh machine: `make run` and `make test`.
+SWIFT ?= swift
+ARGS ?=
+
+.PHONY: run build release test unit-tests client-tests bench fuzz deps test-deps clean
+
+deps:
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Build a release binary and serve in the foreground with the embedded defaults (port 6600 on 127.0.0.1).
+## Pass a configuration with `make run ARGS="--config conf/nosignal.conf"`.
+run: release
+	.build/release/nosignal $(ARGS)
+
+## Everything: unit tests, the differential tests against real MPD, and the real clients (mpc, python-mpd2).
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	/usr/bin/python3 Tests/Clients/run_clients.py .build/debug/nosignal
+
+## Side-by-side benchmarks against real MPD, reported as ratios.
+bench: test-deps release
+	/usr/bin/python3 Benchmarks/status_latency.py .build/release/nosignal
+
+## libFuzzer runs of the tokenizer and the filter parser; SECONDS per target (default 600).
+fuzz:
+	Fuzz/run.sh $(or $(SECONDS),600)
+
+clean:
+	rm -rf .build .build-fuzz

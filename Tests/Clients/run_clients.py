@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""Real MPD clients against a real NoSignal: mpc (libmpdclient) and python-mpd2, as a user runs them.
+
+Usage: run_clients.py PATH/TO/nosignal
+Starts NoSignal on free loopback ports with temporary configurations, drives it with the clients and prints
+one line per check and a closing 'N passed, N failed' line. Exits non-zero if any check failed.
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import mpd  # python3-mpd (python-mpd2)
+
+BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/nosignal")
+RESULTS = []
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A NoSignal process with its own HOME, config and port."""
+
+    def __init__(self, extra_config=""):
+        self.dir = tempfile.mkdtemp(prefix="nosignal-clients-")
+        self.port = free_port()
+        os.makedirs(os.path.join(self.dir, "music"))
+        self.conf = os.path.join(self.dir, "nosignal.conf")
+        with open(self.conf, "w") as f:
+            f.write(f'bind_to_address "127.0.0.1"\nport "{self.port}"\n'
+                    f'music_directory "{self.dir}/music"\n{extra_config}\n')
+        env = dict(os.environ, HOME=self.dir)
+        self.log = open(os.path.join(self.dir, "stderr.log"), "w")
+        self.proc = subprocess.Popen([BINARY, "--config", self.conf], env=env, stdout=self.log, stderr=self.log)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    if s.recv(64).startswith(b"OK MPD "):
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("NoSignal did not start; see " + self.log.name)
+
+    def mpc(self, *args, timeout=10):
+        env = dict(os.environ, MPD_HOST="127.0.0.1", MPD_PORT=str(self.port))
+        out = subprocess.run(["mpc", *args], env=env, capture_output=True, text=True, timeout=timeout)
+        return out.returncode, out.stdout + out.stderr
+
+    def client(self):
+        c = mpd.MPDClient()
+        c.timeout = 10
+        c.connect("127.0.0.1", self.port)
+        return c
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        self.log.close()
+        return code
+
+
+def check(name):
+    def wrap(fn):
+        def run(*args):
+            try:
+                fn(*args)
+                RESULTS.append((name, None))
+                print(f"PASS {name}")
+            except Exception as e:  # noqa: BLE001 - a failed check of any kind is reported, not fatal
+                RESULTS.append((name, e))
+                print(f"FAIL {name}: {e!r}")
+                traceback.print_exc()
+        return run
+    return wrap
+
+
+def expect(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+@check("mpc status shows the default options")
+def mpc_status(s):
+    code, out = s.mpc("status")
+    expect(code == 0, out)
+    expect("repeat: off" in out and "random: off" in out and "volume:100%" in out, out)
+
+
+@check("mpc repeat/random/single once/consume change status")
+def mpc_options(s):
+    for args in (["repeat", "on"], ["random", "on"], ["single", "once"], ["consume", "on"]):
+        code, out = s.mpc(*args)
+        expect(code == 0, out)
+    code, out = s.mpc("status")
+    expect("repeat: on" in out and "random: on" in out and "single: once" in out and "consume: on" in out, out)
+    c = s.client()
+    st = c.status()
+    expect(st["single"] == "oneshot" and st["consume"] == "1", st)
+    c.close()
+
+
+@check("mpc volume sets and adjusts the volume")
+def mpc_volume(s):
+    s.mpc("volume", "50")
+    code, out = s.mpc("volume")
+    expect("volume: 50%" in out, out)
+    s.mpc("volume", "-20")
+    code, out = s.mpc("volume")
+    expect("volume: 30%" in out, out)
+
+
+@check("mpc idle returns when another client changes an option")
+def mpc_idle(s):
+    result = {}
+
+    def idle():
+        result["out"] = s.mpc("idle", timeout=15)[1]
+
+    t = threading.Thread(target=idle)
+    t.start()
+    time.sleep(0.5)
+    s.mpc("repeat")
+    t.join(15)
+    expect(result.get("out", "").strip() == "options", result)
+
+
+@check("mpc sendmessage reaches mpc waitmessage")
+def mpc_messages(s):
+    result = {}
+
+    def wait():
+        result["out"] = s.mpc("waitmessage", "chat", timeout=15)[1]
+
+    t = threading.Thread(target=wait)
+    t.start()
+    deadline = time.time() + 10
+    while time.time() < deadline and "chat" not in s.mpc("channels")[1]:
+        time.sleep(0.1)
+    code, out = s.mpc("sendmessage", "chat", "hello from mpc")
+    expect(code == 0, out)
+    t.join(15)
+    expect(result.get("out", "").strip() == "hello from mpc", result)
+
+
+@check("python-mpd2 connects and reads status, commands, tagtypes")
+def python_basics(s):
+    c = s.client()
+    expect(c.mpd_version.count(".") == 2, c.mpd_version)
+    st = c.status()
+    for key in ("repeat", "random", "single", "consume", "playlist", "playlistlength", "state", "volume"):
+        expect(key in st, st)
+    commands = c.commands()
+    expect("status" in commands and "idle" in commands and "sendmessage" in commands, commands)
+    expect("play" not in commands, "commands lists only implemented commands")
+    tags = c.tagtypes()
+    expect(tags[:3] == ["Artist", "ArtistSort", "Album"], tags)
+    c.close()
+
+
+@check("python-mpd2 idle() wakes up on a change from another client")
+def python_idle(s):
+    watcher, actor = s.client(), s.client()
+    result = {}
+
+    def idle():
+        result["changed"] = watcher.idle()
+
+    t = threading.Thread(target=idle)
+    t.start()
+    time.sleep(0.3)
+    actor.setvol(42)
+    t.join(10)
+    expect(result.get("changed") == ["mixer"], result)
+    expect(watcher.getvol() if hasattr(watcher, "getvol") else True, "getvol")
+    watcher.close()
+    actor.close()
+
+
+@check("python-mpd2 command lists return one result per command")
+def python_command_list(s):
+    c = s.client()
+    c.command_list_ok_begin()
+    c.repeat(1)
+    c.status()
+    c.replay_gain_status()
+    results = c.command_list_end()
+    expect(len(results) == 3 and results[1]["repeat"] == "1" and results[2] == "off", results)
+    c.close()
+
+
+@check("python-mpd2 gets MPD's error for a bad argument")
+def python_errors(s):
+    c = s.client()
+    try:
+        c.random(2)
+        raise AssertionError("no error")
+    except mpd.CommandError as e:
+        expect(str(e) == "[2@0] {random} Boolean (0/1) expected: 2", str(e))
+    c.ping()
+    c.close()
+
+
+@check("password grants permissions (python-mpd2 and mpc)")
+def passwords(_):
+    s = Server('password "secret@read,player"\npassword "admin@read,add,player,control,admin"')
+    try:
+        c = s.client()
+        try:
+            c.status()
+            raise AssertionError("status allowed without password")
+        except mpd.CommandError as e:
+            expect("you don't have permission for \"status\"" in str(e), str(e))
+        try:
+            c.password("wrong")
+            raise AssertionError("wrong password accepted")
+        except mpd.CommandError as e:
+            expect("incorrect password" in str(e), str(e))
+        c.password("secret")
+        c.repeat(1)
+        expect(c.status()["repeat"] == "1", "status after password")
+        try:
+            c.sendmessage("x", "y")
+            raise AssertionError("control command allowed")
+        except mpd.CommandError as e:
+            expect("[4@0]" in str(e), str(e))
+        c.close()
+        env = dict(os.environ, MPD_HOST="secret@127.0.0.1", MPD_PORT=str(s.port))
+        out = subprocess.run(["mpc", "status"], env=env, capture_output=True, text=True, timeout=10)
+        expect(out.returncode == 0 and "repeat: on" in out.stdout, out.stdout + out.stderr)
+    finally:
+        s.stop()
+
+
+@check("SIGTERM stops the server cleanly")
+def clean_stop(_):
+    s = Server()
+    code = s.stop()
+    expect(code == 0, f"exit code {code}")
+
+
+def main():
+    server = Server()
+    try:
+        for test in (mpc_status, mpc_options, mpc_volume, mpc_idle, mpc_messages, python_basics, python_idle,
+                     python_command_list, python_errors):
+            test(server)
+    finally:
+        server.stop()
+    passwords(None)
+    clean_stop(None)
+    failed = sum(1 for _, e in RESULTS if e is not None)
+    print(f"{len(RESULTS) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
