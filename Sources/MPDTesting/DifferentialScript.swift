@@ -15,6 +15,7 @@ import Foundation
 //     %config password "secret@read"     extra config line for both servers (MPD syntax)
 //     %config-mpd LINE                   ... for MPD only
 //     %config-nosignal LINE              ... for NoSignal only
+//                                        (`${dir}` in a config line is the server's temp dir)
 //     %ignore reason: TEXT               do not compare the response of the NEXT step
 //     %substitute NAME SIDE "REGEX" => "REPLACEMENT" reason: TEXT
 //     %substitute NAME SIDE "REGEX" => delete reason: TEXT
@@ -50,8 +51,9 @@ import Foundation
 // `"`, `<`, `>`, `!`, `%`, `@` or `#`, or with leading/trailing blanks, must be sent raw.
 //
 // Command lists are tracked per connection: after a plain `command_list_begin` or
-// `command_list_ok_begin` line, plain lines are sent without reading until the plain
-// `command_list_end`, which reads the list's response. Raw sends are never tracked.
+// `command_list_ok_begin` line, plain lines and raw sends are sent without reading until the
+// plain `command_list_end`, which reads the list's response. Raw bytes never open or close a
+// list for this tracking, even if they contain `command_list_begin`.
 //
 // A response is read until a line `OK`, a line starting with `ACK `, EOF (`<closed>`) or the
 // read timeout (`<timeout>`); `binary: N` chunks are read by length and shown as a digest.
@@ -336,7 +338,8 @@ private struct Parser {
             }
             if !argument.isEmpty, word != "!silence", word != "!sleep" { throw fail("\(word) takes no argument") }
         } else if body.hasPrefix("\"") {
-            action = .send(try parseRaw(body, number: number), read: !sendOnly)
+            let listOpen = inCommandList[connection] ?? false
+            action = .send(try parseRaw(body, number: number), read: !sendOnly && !listOpen)
         } else if let first = body.first, "<%#@".contains(first) {
             throw fail("a line starting with \(first) must be sent raw (\"…\")")
         } else {

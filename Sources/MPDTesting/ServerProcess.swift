@@ -36,7 +36,8 @@ public final class ServerProcess: @unchecked Sendable {
     private var exitStatus: Int32?
     private var savedLog: String?
 
-    /// Extra configuration lines are appended after the generated ones.
+    /// Extra configuration lines are appended after the generated ones; `${dir}` in them stands
+    /// for the instance's temporary directory.
     public static func start(_ kind: ServerKind, extraConfig: [String] = [], timeout: Double = 20) throws -> ServerProcess {
         let executable = try executablePath(for: kind)
         var lastError: (any Error)?
@@ -86,7 +87,12 @@ public final class ServerProcess: @unchecked Sendable {
             "    mixer_type \"software\"",
             "}",
         ]
-        lines += extraConfig
+        lines += extraConfig.map { $0.replacingOccurrences(of: "${dir}", with: path) }
+        // With passwords, a fresh client may not read `status`; the startup probe then uses a
+        // password of its own, which scripts do not know.
+        if extraConfig.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("password") }) {
+            lines.append("password \"\(ServerProcess.probePassword)@read\"")
+        }
         configText = lines.joined(separator: "\n") + "\n"
         let configPath = base.appendingPathComponent("server.conf").path
         try configText.write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -109,6 +115,8 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    static let probePassword = "nosignal-harness-probe"
 
     // MARK: - Paths
 
@@ -267,6 +275,10 @@ public final class ServerProcess: @unchecked Sendable {
     /// MPD scans its (empty) music directory at startup; wait for that job so that no script sees
     /// `updating_db:` or the `update`/`database` idle events it causes.
     private func waitForStartupUpdate(_ client: RawClient, deadline: Deadline) throws {
+        if configText.contains(ServerProcess.probePassword) {
+            client.send(line: "password \(ServerProcess.probePassword)")
+            _ = client.readResponse(timeout: 2)
+        }
         while !deadline.hasPassed {
             client.send(line: "status")
             let response = client.readResponse(timeout: 2)

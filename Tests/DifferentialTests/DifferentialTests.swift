@@ -21,11 +21,13 @@ struct DifferentialTests {
         if !comparison.notes.isEmpty {
             print("\(script.name) notes:\n" + comparison.notes.map { "  - \($0)" }.joined(separator: "\n"))
         }
-        #expect(comparison.identical, """
-            \(comparison.report())
-            --- NoSignal stderr (tail) ---
-            \(comparison.candidateLog)
-            """)
+        if !comparison.identical {
+            Issue.record(Comment(rawValue: """
+                \(comparison.report())
+                --- NoSignal stderr (last lines) ---
+                \(comparison.candidateLog)
+                """))
+        }
     }
 
     /// The harness must not see differences between two instances of MPD itself: this checks
@@ -35,10 +37,12 @@ struct DifferentialTests {
         try requireLoaded(script)
         try requireMPD()
         let comparison = try await DifferentialRunner.compare(script, reference: .mpd, candidate: .mpd)
-        #expect(comparison.identical, "\(comparison.report())")
+        if !comparison.identical {
+            Issue.record(Comment(rawValue: comparison.report()))
+        }
         // A script that never gets past the greeting proves nothing.
-        let answered = comparison.reference.entries.contains { $0.lines.contains { $0 == "OK" } }
-        #expect(answered, "\(script.name): MPD never answered OK; the script or the harness is broken")
+        let answered = comparison.reference.entries.contains { $0.lines.contains { $0 == "OK" || $0.hasPrefix("ACK ") } }
+        #expect(answered, "\(script.name): MPD never answered (no OK, no ACK); the script or the harness is broken")
     }
 
     @Test("The Scripts folder has scripts")

@@ -176,15 +176,13 @@ struct ConfigurationTests {
             default_permissions "read"
             password "secret@read,add,control"
             password "admin@admin,"
-            password "p@ss@read"
             """)
         #expect(config.defaultPermissions == .read)
         #expect(config.localPermissions == .read)
         #expect(config.passwords == [
             PasswordEntry(password: "secret", permissions: [.read, .add, .control, .player]),
             PasswordEntry(password: "admin", permissions: .admin),
-            PasswordEntry(password: "p", permissions: .none),
-        ].dropLast() + [PasswordEntry(password: "p", permissions: [])].prefix(0))
+        ])
     }
 
     @Test func firstAtSplitsPasswordAndPermissions() throws {
@@ -253,13 +251,15 @@ struct ConfigurationTests {
             + unsupportedBlocks.map { "\($0) {\n plugin \"x\"\n}" }.joined(separator: "\n")
         let config = try parse(text)
         #expect(config.warnings.count == unsupportedOptions.count + unsupportedBlocks.count)
-        #expect(unsupportedOptions.count == 52 - OptionCatalog.honouredOptions.count + 2)
+        #expect(OptionCatalog.mpdOptions.count == 52)
+        #expect(unsupportedOptions.count == 34)
         #expect(unsupportedBlocks == ["decoder", "input", "input_cache", "archive_plugin", "playlist_plugin",
                                       "resampler", "filter", "database", "neighbors", "partition"])
         #expect(config == {
             var expected = Configuration.defaults(environment: testEnvironment)
             expected.sourceFile = testFile
             expected.warnings = config.warnings
+            expected.defaultPermissions = .none  // host_permissions, see below
             return expected
         }())
     }

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""`status` round-trip latency, NoSignal side by side with real MPD in one run, reported as ratios.
+
+Usage: status_latency.py PATH/TO/nosignal [ROUNDS]
+Both servers run on loopback with the same kind of configuration (empty music directory, null output,
+software mixer). One connection per server sends `status` ROUNDS times (default 20000), alternating
+between the servers in blocks so that machine noise hits both alike.
+"""
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/nosignal")
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(kind):
+    d = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+    os.makedirs(f"{d}/music")
+    os.makedirs(f"{d}/playlists")
+    port = free_port()
+    conf = f"{d}/{kind}.conf"
+    with open(conf, "w") as f:
+        f.write(f'music_directory "{d}/music"\nplaylist_directory "{d}/playlists"\n'
+                f'bind_to_address "127.0.0.1"\nport "{port}"\n'
+                'audio_output {\n type "null"\n name "null"\n mixer_type "software"\n}\n')
+        if kind == "mpd":
+            f.write(f'db_file "{d}/db"\nzeroconf_enabled "no"\n')
+    cmd = ["mpd", "--no-daemon", conf] if kind == "mpd" else [BINARY, "--config", conf]
+    proc = subprocess.Popen(cmd, env=dict(os.environ, HOME=d), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if s.recv(64).startswith(b"OK MPD"):
+                return proc, s
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{kind} did not start")
+
+
+def roundtrip(sock):
+    t = time.perf_counter_ns()
+    sock.sendall(b"status\n")
+    buf = b""
+    while not buf.endswith(b"OK\n"):
+        buf += sock.recv(65536)
+    return time.perf_counter_ns() - t
+
+
+def main():
+    servers = {kind: start(kind) for kind in ("mpd", "nosignal")}
+    samples = {kind: [] for kind in servers}
+    try:
+        for kind, (_, s) in servers.items():  # warm up
+            for _ in range(500):
+                roundtrip(s)
+        block = 1000
+        for _ in range(ROUNDS // block):
+            for kind, (_, s) in servers.items():
+                samples[kind].extend(roundtrip(s) for _ in range(block))
+    finally:
+        for proc, s in servers.values():
+            s.close()
+            proc.terminate()
+            proc.wait(10)
+    print(f"status round trip, {ROUNDS} requests each, one connection, loopback")
+    stats = {}
+    for kind, xs in samples.items():
+        xs.sort()
+        stats[kind] = (statistics.median(xs) / 1000, xs[int(len(xs) * 0.99)] / 1000)
+        print(f"  {kind:9s} median {stats[kind][0]:8.1f} µs   p99 {stats[kind][1]:8.1f} µs")
+    print(f"  ratio NoSignal/MPD: median {stats['nosignal'][0] / stats['mpd'][0]:.2f}×, "
+          f"p99 {stats['nosignal'][1] / stats['mpd'][1]:.2f}×  (below 1 = NoSignal faster)")
+
+
+if __name__ == "__main__":
+    main()
