@@ -1,30 +1,48 @@
 import CFFmpeg
 import CShim
 
-/// What this machine's FFmpeg can open, for `decoders`: the file suffixes and MIME types of every demuxer that
-/// has an audio decoder behind it in practice. Read from libavformat at run time, so it matches what plays.
+/// What this machine's FFmpeg can play, for `decoders`: the audio file suffixes and MIME types whose demuxer is
+/// present in the linked libavformat. Asked at run time, so it matches what actually plays.
 public enum FFmpegCatalog {
     public struct Formats: Sendable, Equatable {
         public var suffixes: [String]
         public var mimeTypes: [String]
     }
 
+    /// Audio containers we offer, by the libavformat demuxer that opens them. (Probing would open many more
+    /// formats, but a client's file browser should list music, not subtitles and raw video.)
+    static let audioFormats: [(demuxer: String, suffixes: [String], mimeTypes: [String])] = [
+        ("mp3", ["mp3", "mp2"], ["audio/mpeg"]),
+        ("flac", ["flac"], ["audio/flac", "audio/x-flac"]),
+        ("ogg", ["ogg", "oga", "opus", "spx"], ["audio/ogg", "audio/opus", "application/ogg"]),
+        ("mov", ["m4a", "m4b", "mp4", "alac"], ["audio/mp4", "audio/m4a", "audio/x-m4a"]),
+        ("aac", ["aac"], ["audio/aac", "audio/aacp"]),
+        ("wav", ["wav"], ["audio/wav", "audio/x-wav"]),
+        ("aiff", ["aif", "aiff"], ["audio/aiff", "audio/x-aiff"]),
+        ("wv", ["wv"], ["audio/x-wavpack"]),
+        ("ape", ["ape"], ["audio/x-ape"]),
+        ("mpc", ["mpc"], ["audio/x-musepack"]),
+        ("asf", ["wma"], ["audio/x-ms-wma"]),
+        ("ac3", ["ac3"], ["audio/ac3"]),
+        ("dts", ["dts"], ["audio/vnd.dts"]),
+        ("matroska,webm", ["mka", "webm"], ["audio/x-matroska", "audio/webm"]),
+        ("tta", ["tta"], ["audio/x-tta"]),
+        ("tak", ["tak"], []),
+        ("dsf", ["dsf"], ["audio/dsf"]),
+        ("iff", ["dff"], ["audio/x-dff"]),
+        ("caf", ["caf"], ["audio/x-caf"]),
+        ("au", ["au", "snd"], ["audio/basic"]),
+        ("amr", ["amr"], ["audio/amr"]),
+        ("libopenmpt", ["mod", "s3m", "xm", "it"], ["audio/x-mod"]),
+    ]
+
     public static func formats() -> Formats {
         av_log_set_level(AV_LOG_ERROR)
         var suffixes = Set<String>()
         var mimeTypes = Set<String>()
-        var opaque: UnsafeMutableRawPointer?
-        while let demuxer = av_demuxer_iterate(&opaque) {
-            if let extensions = demuxer.pointee.extensions {
-                for suffix in String(cString: extensions).split(separator: ",") where !suffix.isEmpty {
-                    suffixes.insert(String(suffix))
-                }
-            }
-            if let mime = demuxer.pointee.mime_type {
-                for type in String(cString: mime).split(separator: ",") where !type.isEmpty {
-                    mimeTypes.insert(String(type))
-                }
-            }
+        for format in audioFormats where av_find_input_format(format.demuxer) != nil {
+            suffixes.formUnion(format.suffixes)
+            mimeTypes.formUnion(format.mimeTypes)
         }
         return Formats(suffixes: suffixes.sorted(), mimeTypes: mimeTypes.sorted())
     }

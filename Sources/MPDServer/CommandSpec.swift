@@ -3,6 +3,9 @@ import MPDProtocol
 /// What a command handler asks the session to do after it returns.
 public enum CommandOutcome: Sendable {
     case ok(Response)
+    /// Work that may block or wait (SQLite, the network): it runs off the event loop while the client's further
+    /// input waits, like MPD's background commands. The response it returns is written when it completes.
+    case deferred(@Sendable () async throws -> Response)
     /// `idle`: wait for these subsystems.
     case idle(IdleSubsystems)
     /// `close`: flush what was written, then close.
@@ -17,7 +20,8 @@ public struct CommandContext {
     public let server: ServerContext
 }
 
-public typealias CommandHandler = @Sendable (inout CommandContext, Request) async throws -> CommandOutcome
+/// Handlers run on the connection's event loop and must not block; slow work returns `.deferred`.
+public typealias CommandHandler = @Sendable (inout CommandContext, Request) throws -> CommandOutcome
 
 /// One row of the command table, as in MPD's `AllCommands.cxx`: name, permission, argument bounds, handler.
 public struct CommandSpec: Sendable {
@@ -25,7 +29,7 @@ public struct CommandSpec: Sendable {
     public var permission: Permission
     /// nil: the arguments are not checked (MPD's −1/−1).
     public var arguments: ClosedRange<Int>?
-    /// Optional upper bound only (MPD's max −1): `minimumOnly` set to true means "at least lowerBound".
+    /// MPD's max −1: at least `arguments.lowerBound`, no upper bound.
     public var unbounded: Bool
     public var handler: CommandHandler
 

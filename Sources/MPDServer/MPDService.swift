@@ -4,7 +4,8 @@ import NIOCore
 import NIOPosix
 import PlayerCore
 
-/// The MPD protocol server: listens on TCP and unix sockets and runs one session per connection.
+/// The MPD protocol server: listens on TCP and unix sockets and runs one `Session` per connection, on the
+/// connection's event loop.
 public final class MPDService: Sendable {
     public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
         case tcp(host: String, port: Int)
@@ -22,149 +23,185 @@ public final class MPDService: Sendable {
     private let endpoints: [Endpoint]
     private let group: any EventLoopGroup
 
-    public init(context: ServerContext, endpoints: [Endpoint], group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    public init(context: ServerContext, endpoints: [Endpoint],
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.context = context
         self.endpoints = endpoints
         self.group = group
     }
 
-    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
-
-    /// Binds every endpoint (failing fast if one cannot be bound), then serves until cancelled.
+    /// Binds every endpoint (failing if one cannot be bound), then serves until the task is cancelled.
     public func run(onBound: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
-        var servers: [NIOAsyncChannel<Connection, Never>] = []
-        for endpoint in endpoints {
-            servers.append(try await bind(endpoint))
-        }
-        onBound(servers.compactMap { $0.channel.localAddress })
-        for (endpoint, server) in zip(endpoints, servers) {
-            context.logger.info("listening on \(endpoint)")
-            _ = server
-        }
-        let counter = ConnectionCounter()
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await self.context.forwardChanges() }
-            for (index, server) in servers.enumerated() {
-                let isLocal: Bool
-                if case .unix = endpoints[index] { isLocal = true } else { isLocal = false }
-                group.addTask {
-                    try await server.executeThenClose { inbound in
-                        try await withThrowingDiscardingTaskGroup { connections in
-                            for try await connection in inbound {
-                                connections.addTask {
-                                    await self.serve(connection, isLocal: isLocal, counter: counter)
-                                }
-                            }
-                        }
-                    }
-                }
+        var channels: [any Channel] = []
+        do {
+            for endpoint in endpoints {
+                channels.append(try await bind(endpoint))
+                context.logger.notice("listening on \(endpoint)")
             }
+        } catch {
+            for channel in channels { try? await channel.close() }
+            throw error
+        }
+        let bound = channels
+        onBound(bound.compactMap(\.localAddress))
+        await withTaskCancellationHandler {
+            for channel in bound { try? await channel.closeFuture.get() }
+        } onCancel: {
+            for channel in bound { channel.close(promise: nil) }
         }
     }
 
-    private func bind(_ endpoint: Endpoint) async throws -> NIOAsyncChannel<Connection, Never> {
+    private func bind(_ endpoint: Endpoint) async throws -> any Channel {
+        let server = context
+        let timeout = TimeAmount.seconds(Int64(context.settings.connectionTimeout))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
-                return try Connection(wrappingChannelSynchronously: channel)
+        func initializer(isLocal: Bool) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+            { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ByteToMessageHandler(LineFrameDecoder()),
+                        IdleStateHandler(readTimeout: timeout),
+                        MPDConnectionHandler(server: server, isLocal: isLocal),
+                    ])
+                }
             }
         }
         switch endpoint {
         case .tcp(let host, let port):
-            return try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer)
+            return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
+                .bind(host: host, port: port).get()
         case .unix(let path):
-            return try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true,
-                                            childChannelInitializer: initializer)
+            return try await bootstrap.childChannelInitializer(initializer(isLocal: true))
+                .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
         }
-    }
-
-    /// One connection: the session state machine fed by input lines, idle events and a clock.
-    private func serve(_ connection: Connection, isLocal: Bool, counter: ConnectionCounter) async {
-        guard await counter.acquire(limit: context.settings.maxConnections) else {
-            // Over max_connections: close without a greeting, as MPD does.
-            try? await connection.channel.close()
-            return
-        }
-        let (events, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
-        let (idleEvents, idleContinuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: .unbounded)
-        let id = await context.clients.register(partition: PlayerState.defaultPartition, events: idleContinuation)
-        let settings = context.settings
-        let client = ClientState(id: id, isLocal: isLocal,
-                                 permission: isLocal ? settings.localPermissions : settings.defaultPermissions)
-        let session = Session(client: client, server: context)
-        let timeout = Duration.seconds(settings.connectionTimeout)
-
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(bytes: session.greeting))
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        do {
-                            for try await line in inbound { continuation.yield(.line(Array(buffer: line))) }
-                        } catch {}
-                        continuation.yield(.closed)
-                    }
-                    group.addTask {
-                        for await event in idleEvents { continuation.yield(.event(event)) }
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try await Task.sleep(for: .seconds(1))
-                            continuation.yield(.tick)
-                        }
-                    }
-                    var lastInput = ContinuousClock.now
-                    loop: for await input in events {
-                        let output: Session.Output
-                        switch input {
-                        case .line(let bytes):
-                            lastInput = .now
-                            output = await session.handle(line: bytes)
-                        case .event(.idle(let flags)):
-                            output = session.receive(flags)
-                        case .tick:
-                            if !session.isIdle, ContinuousClock.now - lastInput > timeout { break loop }
-                            continue
-                        case .closed:
-                            break loop
-                        }
-                        if !output.bytes.isEmpty { try await outbound.write(ByteBuffer(bytes: output.bytes)) }
-                        switch output.disposition {
-                        case .keepOpen: continue
-                        case .close: break loop
-                        case .shutdown: break loop
-                        }
-                    }
-                    group.cancelAll()
-                }
-            }
-        } catch {
-            context.logger.debug("connection \(id) ended: \(error)")
-        }
-        continuation.finish()
-        await context.clients.unregister(id)
-        await counter.release()
-    }
-
-    private enum Input: Sendable {
-        case line([UInt8])
-        case event(SessionEvent)
-        case tick
-        case closed
     }
 }
 
-/// Counts open connections for `max_connections`.
-actor ConnectionCounter {
-    private var open = 0
-    func acquire(limit: Int) -> Bool {
-        guard open < limit else { return false }
-        open += 1
-        return true
+/// Feeds one connection's lines to its `Session` and writes what it answers. Runs entirely on the channel's
+/// event loop; deferred command work runs in a task and comes back to the loop to resume the session, while
+/// input that arrives meanwhile waits in order (MPD's background commands).
+final class MPDConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let server: ServerContext
+    private let isLocal: Bool
+    private var session: Session?
+    private var clientID: Int?
+    private var waitingLines = CircularBuffer<[UInt8]>()
+    private var closing = false
+
+    init(server: ServerContext, isLocal: Bool) {
+        self.server = server
+        self.isLocal = isLocal
     }
-    func release() { open -= 1 }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let id = server.clients.register(partition: PlayerState.defaultPartition,
+                                         limit: server.settings.maxConnections) { event in
+            eventLoop.execute {
+                let (handler, context) = bound.value
+                handler.deliver(event, context: context)
+            }
+        }
+        guard let id else {
+            // Over max_connections: close without a greeting, as MPD does.
+            closing = true
+            context.close(promise: nil)
+            return
+        }
+        clientID = id
+        let settings = server.settings
+        let session = Session(client: ClientState(id: id, isLocal: isLocal,
+                                                  permission: isLocal ? settings.localPermissions : settings.defaultPermissions),
+                              server: server)
+        self.session = session
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: session.greeting)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let clientID { server.clients.unregister(clientID) }
+        clientID = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let session, !closing else { return }
+        let line = Array(buffer: unwrapInboundIn(data))
+        if session.isSuspended || !waitingLines.isEmpty {
+            waitingLines.append(line)
+            return
+        }
+        apply(session.handle(line: line), context: context)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // connection_timeout: a client that is neither idle nor waiting for a command is dropped.
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, let session, !session.isIdle,
+           !session.isSuspended {
+            closing = true
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // An overlong line or a socket error: MPD closes without an answer.
+        closing = true
+        context.close(promise: nil)
+    }
+
+    private func deliver(_ event: SessionEvent, context: ChannelHandlerContext) {
+        guard let session, !closing else { return }
+        switch event {
+        case .idle(let flags): apply(session.receive(flags), context: context)
+        }
+    }
+
+    private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
+        let write: EventLoopFuture<Void>? = output.bytes.isEmpty
+            ? nil : context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: output.bytes)))
+        switch output.disposition {
+        case .keepOpen:
+            break
+        case .close, .shutdown:
+            closing = true
+            if output.disposition == .shutdown { server.requestShutdown() }
+            // Flush what was written, then close.
+            if let write {
+                let channel = context.channel
+                write.whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+            return
+        }
+        if let work = output.deferred {
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let result: Result<Response, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                eventLoop.execute {
+                    let (handler, context) = bound.value
+                    guard let session = handler.session, !handler.closing else { return }
+                    handler.apply(session.resume(with: result), context: context)
+                    handler.drainWaitingLines(context: context)
+                }
+            }
+        }
+    }
+
+    private func drainWaitingLines(context: ChannelHandlerContext) {
+        while let session, !closing, !session.isSuspended, let line = waitingLines.popFirst() {
+            apply(session.handle(line: line), context: context)
+        }
+    }
 }

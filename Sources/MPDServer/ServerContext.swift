@@ -2,6 +2,7 @@ import Logging
 import MPDProtocol
 import PlayerCore
 import PlayerRuntime
+import Synchronization
 
 /// The server-wide services a command may use. Immutable references only, so it is shared freely.
 public final class ServerContext: Sendable {
@@ -18,21 +19,17 @@ public final class ServerContext: Sendable {
                 requestShutdown: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
         self.store = store
-        self.clients = ClientRegistry()
         self.table = table
         self.startTime = .now
         self.logger = logger
         self.requestShutdown = requestShutdown
-    }
-
-    /// Forwards the store's change sets to every client as idle flags, until the store's stream ends.
-    public func forwardChanges() async {
-        for await changes in await store.changes() {
+        let clients = ClientRegistry()
+        self.clients = clients
+        // State changes become idle events for the clients of the partition they happened in.
+        store.observe { changes in
             var byPartition: [String?: IdleSubsystems] = [:]
             for change in changes { byPartition[change.partition, default: []].formUnion(change.idleSubsystems) }
-            for (partition, flags) in byPartition {
-                await clients.broadcast(flags, partition: partition)
-            }
+            for (partition, flags) in byPartition { clients.broadcast(flags, partition: partition) }
         }
     }
 }
@@ -43,94 +40,118 @@ public enum SessionEvent: Sendable {
 }
 
 /// The connected clients: their idle mailboxes and their client-to-client message channels
-/// (`src/client/Subscribe.cxx`, `src/command/MessageCommands.cxx`).
-public actor ClientRegistry {
+/// (`src/client/Subscribe.cxx`, `src/command/MessageCommands.cxx`). Delivery only enqueues onto the client's
+/// own event loop, so it is safe to call from a store observer.
+public final class ClientRegistry: Sendable {
     static let maximumSubscriptions = 16
     static let maximumMessages = 64
+
+    public typealias Mailbox = @Sendable (SessionEvent) -> Void
 
     struct Entry {
         var partition: String
         var subscriptions: Set<String> = []
         var messages: [(channel: String, text: String)] = []
-        let events: AsyncStream<SessionEvent>.Continuation
+        let mailbox: Mailbox
     }
 
-    private var entries: [Int: Entry] = [:]
-    private var lastID = 0
+    private struct Inner {
+        var entries: [Int: Entry] = [:]
+        var lastID = 0
+    }
+
+    private let inner = Mutex(Inner())
 
     public init() {}
 
-    public var count: Int { entries.count }
+    public var count: Int { inner.withLock { $0.entries.count } }
 
-    /// Reserves a client id and registers its mailbox.
-    public func register(partition: String, events: AsyncStream<SessionEvent>.Continuation) -> Int {
-        lastID += 1
-        entries[lastID] = Entry(partition: partition, events: events)
-        return lastID
+    /// Registers a client if fewer than `limit` are connected; returns its id, or nil when full.
+    public func register(partition: String, limit: Int = .max, mailbox: @escaping Mailbox) -> Int? {
+        inner.withLock { inner in
+            guard inner.entries.count < limit else { return nil }
+            inner.lastID += 1
+            inner.entries[inner.lastID] = Entry(partition: partition, mailbox: mailbox)
+            return inner.lastID
+        }
     }
 
     public func unregister(_ id: Int) {
-        entries[id]?.events.finish()
-        entries[id] = nil
+        _ = inner.withLock { $0.entries.removeValue(forKey: id) }
     }
 
-    public func setPartition(_ id: Int, _ partition: String) { entries[id]?.partition = partition }
+    public func setPartition(_ id: Int, _ partition: String) { inner.withLock { $0.entries[id]?.partition = partition } }
 
     /// Delivers idle flags to every client of `partition` (every client when nil).
     public func broadcast(_ flags: IdleSubsystems, partition: String?) {
         guard !flags.isEmpty else { return }
-        for entry in entries.values where partition == nil || entry.partition == partition {
-            entry.events.yield(.idle(flags))
+        inner.withLock { inner in
+            for entry in inner.entries.values where partition == nil || entry.partition == partition {
+                entry.mailbox(.idle(flags))
+            }
         }
     }
 
     public enum SubscribeResult: Sendable { case ok, invalid, already, full }
 
     public func subscribe(_ id: Int, to channel: String) -> SubscribeResult {
-        guard var entry = entries[id] else { return .invalid }
         guard Self.isValidChannelName(channel) else { return .invalid }
-        guard entry.subscriptions.count < Self.maximumSubscriptions else { return .full }
-        guard entry.subscriptions.insert(channel).inserted else { return .already }
-        entries[id] = entry
-        broadcast(.subscription, partition: entry.partition)
-        return .ok
+        let (result, partition): (SubscribeResult, String?) = inner.withLock { inner in
+            guard var entry = inner.entries[id] else { return (.invalid, nil) }
+            guard entry.subscriptions.count < Self.maximumSubscriptions else { return (.full, nil) }
+            guard entry.subscriptions.insert(channel).inserted else { return (.already, nil) }
+            inner.entries[id] = entry
+            return (.ok, entry.partition)
+        }
+        if let partition { broadcast(.subscription, partition: partition) }
+        return result
     }
 
     public func unsubscribe(_ id: Int, from channel: String) -> Bool {
-        guard entries[id]?.subscriptions.remove(channel) != nil, let partition = entries[id]?.partition else {
-            return false
+        let partition: String? = inner.withLock { inner in
+            guard inner.entries[id]?.subscriptions.remove(channel) != nil else { return nil }
+            return inner.entries[id]?.partition
         }
+        guard let partition else { return false }
         broadcast(.subscription, partition: partition)
         return true
     }
 
     /// The channels anyone in the client's partition is subscribed to, sorted bytewise.
     public func channels(for id: Int) -> [String] {
-        guard let partition = entries[id]?.partition else { return [] }
-        let all = entries.values.filter { $0.partition == partition }.reduce(into: Set<String>()) {
-            $0.formUnion($1.subscriptions)
+        inner.withLock { inner in
+            guard let partition = inner.entries[id]?.partition else { return [] }
+            let all = inner.entries.values.filter { $0.partition == partition }.reduce(into: Set<String>()) {
+                $0.formUnion($1.subscriptions)
+            }
+            return all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }
-        return all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// Queues a message for every subscriber in the sender's partition; false when nobody took it.
     public func send(from id: Int, channel: String, text: String) -> Bool {
-        guard let partition = entries[id]?.partition else { return false }
-        var sent = false
-        for (key, var entry) in entries where entry.partition == partition {
-            guard entry.subscriptions.contains(channel), entry.messages.count < Self.maximumMessages else { continue }
-            if entry.messages.isEmpty { entry.events.yield(.idle(.message)) }
-            entry.messages.append((channel, text))
-            entries[key] = entry
-            sent = true
+        inner.withLock { inner in
+            guard let partition = inner.entries[id]?.partition else { return false }
+            var sent = false
+            for (key, var entry) in inner.entries where entry.partition == partition {
+                guard entry.subscriptions.contains(channel), entry.messages.count < Self.maximumMessages else {
+                    continue
+                }
+                if entry.messages.isEmpty { entry.mailbox(.idle(.message)) }
+                entry.messages.append((channel, text))
+                inner.entries[key] = entry
+                sent = true
+            }
+            return sent
         }
-        return sent
     }
 
     public func takeMessages(_ id: Int) -> [(channel: String, text: String)] {
-        guard let messages = entries[id]?.messages else { return [] }
-        entries[id]?.messages = []
-        return messages
+        inner.withLock { inner in
+            guard let messages = inner.entries[id]?.messages else { return [] }
+            inner.entries[id]?.messages = []
+            return messages
+        }
     }
 
     /// Letters, digits, `_`, `-`, `.`, `:` (`client_message_valid_channel_name`).

@@ -1,8 +1,9 @@
 import MPDProtocol
 
 /// One client's protocol state machine (`src/client/Process.cxx`): ready, idle, or collecting a command list.
-/// It turns input lines and idle events into bytes to write and a verdict on the connection. It does no I/O, so
-/// the same code runs behind the NIO connection and in the in-memory test client.
+/// It turns input lines and idle events into bytes to write and a verdict on the connection. It does no I/O and
+/// runs synchronously on the connection's event loop; a command with slow work (`.deferred`) suspends the
+/// session until `resume` is called with its result, and the connection holds further input until then.
 public final class Session {
     public enum State: Equatable {
         case ready
@@ -18,9 +19,11 @@ public final class Session {
         case shutdown
     }
 
-    public struct Output: Equatable {
+    public struct Output {
         public var bytes: [UInt8] = []
         public var disposition = Disposition.keepOpen
+        /// Slow work to run off the event loop; pass its result to `resume`.
+        public var deferred: (@Sendable () async throws -> Response)?
 
         mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
     }
@@ -29,6 +32,13 @@ public final class Session {
     /// Idle flags that happened since the client last saw them.
     public private(set) var pending: IdleSubsystems = []
     public private(set) var context: CommandContext
+
+    /// Where a suspended (deferred) command sits: alone, or at `index` of a command list.
+    private struct Suspended {
+        var command: String
+        var list: (okMode: Bool, lines: [[UInt8]], index: Int)?
+    }
+    private var suspended: Suspended?
 
     public init(client: ClientState, server: ServerContext) {
         context = CommandContext(client: client, server: server)
@@ -41,8 +51,11 @@ public final class Session {
         return false
     }
 
-    /// Handles one input line (without its `\n`).
-    public func handle(line raw: [UInt8]) async -> Output {
+    public var isSuspended: Bool { suspended != nil }
+
+    /// Handles one input line (without its `\n`). Must not be called while suspended.
+    public func handle(line raw: [UInt8]) -> Output {
+        precondition(suspended == nil, "input while a deferred command runs")
         var output = Output()
         let line = Array(Tokenizer.stripTrailingWhitespace(raw))
 
@@ -68,7 +81,7 @@ public final class Session {
         if case .commandList(let okMode, var lines, var size) = state {
             if line == Self.commandListEnd {
                 state = .ready
-                await runList(lines, okMode: okMode, into: &output)
+                runList(okMode: okMode, lines: lines, from: 0, into: &output)
             } else {
                 size += line.count + 1
                 guard size <= context.server.settings.maxCommandListSize else {
@@ -86,12 +99,39 @@ public final class Session {
         } else if line == Self.commandListOKBegin {
             state = .commandList(okMode: true, lines: [], size: 0)
         } else {
-            switch await process(line, index: 0, into: &output) {
-            case .ok: output.write("OK\n")
-            case .error, .idle: break
-            case .close: output.disposition = .close
-            case .shutdown: output.disposition = .shutdown
+            let step = process(line, index: 0, into: &output)
+            if case .deferred(let command, let work) = step {
+                suspended = Suspended(command: command)
+                output.deferred = work
+            } else {
+                finishSingle(step, into: &output)
             }
+        }
+        return output
+    }
+
+    /// Completes the suspended command with the deferred work's result and carries on (e.g. with the rest of a
+    /// command list).
+    public func resume(with result: Result<Response, any Error>) -> Output {
+        var output = Output()
+        guard let suspended else { return output }
+        self.suspended = nil
+        let index = suspended.list?.index ?? 0
+        let step: Step
+        switch result {
+        case .success(let response):
+            output.bytes.append(contentsOf: response.bytes)
+            step = .ok
+        case .failure(let error):
+            writeError(error, command: suspended.command, index: index, into: &output)
+            step = .error
+        }
+        if let list = suspended.list {
+            guard case .ok = step else { return output }
+            if list.okMode { output.write("list_OK\n") }
+            runList(okMode: list.okMode, lines: list.lines, from: list.index + 1, into: &output)
+        } else {
+            finishSingle(step, into: &output)
         }
         return output
     }
@@ -102,11 +142,23 @@ public final class Session {
         return flushIdle()
     }
 
-    private enum Result { case ok, error, idle, close, shutdown }
+    private enum Step {
+        case ok, error, idle, close, shutdown
+        case deferred(command: String, work: @Sendable () async throws -> Response)
+    }
 
-    private func runList(_ lines: [[UInt8]], okMode: Bool, into output: inout Output) async {
-        for (index, line) in lines.enumerated() {
-            switch await process(line, index: index, into: &output, inList: true) {
+    private func finishSingle(_ step: Step, into output: inout Output) {
+        switch step {
+        case .ok: output.write("OK\n")
+        case .error, .idle, .deferred: break
+        case .close: output.disposition = .close
+        case .shutdown: output.disposition = .shutdown
+        }
+    }
+
+    private func runList(okMode: Bool, lines: [[UInt8]], from start: Int, into output: inout Output) {
+        for index in start..<lines.count {
+            switch process(lines[index], index: index, into: &output, inList: true) {
             case .ok:
                 if okMode { output.write("list_OK\n") }
             case .error:
@@ -117,12 +169,16 @@ public final class Session {
             case .shutdown:
                 output.disposition = .shutdown
                 return
+            case .deferred(let command, let work):
+                suspended = Suspended(command: command, list: (okMode, lines, index))
+                output.deferred = work
+                return
             }
         }
         output.write("OK\n")
     }
 
-    private func process(_ line: [UInt8], index: Int, into output: inout Output, inList: Bool = false) async -> Result {
+    private func process(_ line: [UInt8], index: Int, into output: inout Output, inList: Bool = false) -> Step {
         let request: Request
         switch Tokenizer.tokenize(line) {
         case .error(let error):
@@ -137,10 +193,12 @@ public final class Session {
         }
         do {
             try spec.check(request, permission: context.client.permission)
-            switch try await spec.handler(&context, request) {
+            switch try spec.handler(&context, request) {
             case .ok(let response):
                 output.bytes.append(contentsOf: response.bytes)
                 return .ok
+            case .deferred(let work):
+                return .deferred(command: spec.name, work: work)
             case .idle(let flags):
                 if inList { return .close }
                 state = .idle(flags)
@@ -152,11 +210,15 @@ public final class Session {
                 return .shutdown
             }
         } catch {
-            var ack = ACKError.from(error)
-            ack.command = spec.name
-            output.write(ack.line(listIndex: index) + "\n")
+            writeError(error, command: spec.name, index: index, into: &output)
             return .error
         }
+    }
+
+    private func writeError(_ error: any Error, command: String, index: Int, into output: inout Output) {
+        var ack = ACKError.from(error)
+        ack.command = command
+        output.write(ack.line(listIndex: index) + "\n")
     }
 
     /// Completes a waiting `idle` if a subscribed flag is pending. Only the subscribed flags are consumed

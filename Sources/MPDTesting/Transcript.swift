@@ -7,6 +7,11 @@ public struct Transcript: Sendable {
         public let step: DifferentialScript.Step
         /// Rendered lines (see `Transcript.render`); markers such as `<closed>` are in angle brackets.
         public var lines: [String]
+
+        public init(step: DifferentialScript.Step, lines: [String]) {
+            self.step = step
+            self.lines = lines
+        }
     }
 
     public let server: ServerKind

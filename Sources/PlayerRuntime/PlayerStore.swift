@@ -1,8 +1,9 @@
 import Logging
 import PlayerCore
+import Synchronization
 
-/// Runs the effects the reducer asks for (mixer, persistence). Injected, so tests and the server without audio
-/// can use a plain implementation.
+/// Runs the effects the reducer asks for (mixer, persistence, later the decoder). Effects run in the order they
+/// were produced, on the store's effect task, never inside the reducer or on a protocol thread.
 public protocol EffectRunner: Sendable {
     func run(_ effect: Effect) async
 }
@@ -14,61 +15,106 @@ public struct NoEffects: EffectRunner {
 }
 
 /// The store: serialises actions through the pure reducer, derives change sets by diffing old and new state,
-/// broadcasts them to observers, and runs effects outside the reducer.
-public actor PlayerStore {
-    public private(set) var state: PlayerState
+/// hands them to observers, and queues effects for `runEffects()`.
+///
+/// Actions are serialised by a mutex rather than an actor: the reducer is synchronous and takes microseconds,
+/// so a protocol command on an event loop applies its action in place and answers without a thread hop (the
+/// `status` round trip is the latency every client feels). Nothing slow ever runs under the lock: effects are
+/// queued, and observers only enqueue.
+public final class PlayerStore: Sendable {
+    public typealias Observer = @Sendable (Set<Change>) -> Void
+
+    private struct Inner {
+        var state: PlayerState
+        var observers: [Int: Observer] = [:]
+        var nextObserver = 0
+    }
+
+    private let inner: Mutex<Inner>
+    private let effectQueue: AsyncStream<Effect>.Continuation
+    private let effectStream: AsyncStream<Effect>
     private let effects: any EffectRunner
-    private var observers: [Int: AsyncStream<Set<Change>>.Continuation] = [:]
-    private var nextObserver = 0
     private let logger: Logger
 
     public init(state: PlayerState, effects: any EffectRunner = NoEffects(), logger: Logger) {
-        self.state = state
+        inner = Mutex(Inner(state: state))
+        (effectStream, effectQueue) = AsyncStream.makeStream(of: Effect.self, bufferingPolicy: .unbounded)
         self.effects = effects
         self.logger = logger
     }
 
-    /// Applies one action. Throws the reducer's error with the state untouched.
-    public func send(_ action: Action, partition: String = PlayerState.defaultPartition) async throws(PlayerError) {
-        let old = state
-        var new = state
-        let effects = try new.reduce(action, in: partition)
-        state = new
-        var changes = new.changes(since: old)
-        for effect in effects {
-            if case .announce(let change) = effect { changes.insert(change) }
+    /// A snapshot of the whole state (copy-on-write: cheap).
+    public var state: PlayerState { inner.withLock { $0.state } }
+
+    /// A partition's state, or nil if it does not exist.
+    public func partition(_ name: String) -> PartitionState? { inner.withLock { $0.state[partition: name] } }
+
+    /// Applies one action. Throws the reducer's error with the state untouched. Observers are called before this
+    /// returns, in the order actions were applied.
+    public func send(_ action: Action, partition: String = PlayerState.defaultPartition) throws(PlayerError) {
+        let result: Result<[Effect], PlayerError> = inner.withLock { inner in
+            var new = inner.state
+            let effects: [Effect]
+            do throws(PlayerError) {
+                effects = try new.reduce(action, in: partition)
+            } catch {
+                return .failure(error)
+            }
+            var changes = new.changes(since: inner.state)
+            inner.state = new
+            for effect in effects {
+                if case .announce(let change) = effect { changes.insert(change) }
+            }
+            if !changes.isEmpty {
+                for observer in inner.observers.values { observer(changes) }
+            }
+            return .success(effects)
         }
-        publish(changes)
-        for effect in effects {
+        for effect in try result.get() {
             if case .announce = effect { continue }
-            await self.effects.run(effect)
+            effectQueue.yield(effect)
         }
     }
 
-    /// A partition's state, or nil if it does not exist.
-    public func partition(_ name: String) -> PartitionState? { state[partition: name] }
+    /// Registers a synchronous observer of change sets. It runs under the store's lock, so it must only hand the
+    /// changes on (enqueue), never call back into the store.
+    @discardableResult
+    public func observe(_ observer: @escaping Observer) -> Int {
+        inner.withLock { inner in
+            let id = inner.nextObserver
+            inner.nextObserver += 1
+            inner.observers[id] = observer
+            return id
+        }
+    }
 
-    /// Change sets as they happen, one element per action that changed something.
+    public func removeObserver(_ id: Int) {
+        _ = inner.withLock { $0.observers.removeValue(forKey: id) }
+    }
+
+    /// Change sets as an async sequence, for consumers that are tasks.
     public func changes() -> AsyncStream<Set<Change>> {
         let (stream, continuation) = AsyncStream.makeStream(of: Set<Change>.self, bufferingPolicy: .unbounded)
-        let id = nextObserver
-        nextObserver += 1
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeObserver(id) }
-        }
+        let id = observe { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(id) }
         return stream
     }
 
-    /// Announces a change that does not come from the player state (e.g. the database or stored playlists).
+    /// Announces a change that does not come from the player state (the database, stored playlists, …).
     public func announce(_ changes: Set<Change>) {
-        publish(changes)
-    }
-
-    private func removeObserver(_ id: Int) { observers[id] = nil }
-
-    private func publish(_ changes: Set<Change>) {
         guard !changes.isEmpty else { return }
-        for continuation in observers.values { continuation.yield(changes) }
+        inner.withLock { inner in
+            for observer in inner.observers.values { observer(changes) }
+        }
     }
+
+    /// Runs queued effects in order until cancelled. The service lifecycle runs this once.
+    public func runEffects() async {
+        for await effect in effectStream {
+            await effects.run(effect)
+        }
+    }
+
+    /// Stops `runEffects()` after the effects already queued.
+    public func finishEffects() { effectQueue.finish() }
 }

@@ -54,6 +54,8 @@ struct Application {
     func run() async throws {
         let service = self.service
         let logger = self.logger
+        let store = service.context.store
+        let effects = Task { await store.runEffects() }
         let task = Task {
             do {
                 try await service.run()
@@ -76,6 +78,8 @@ struct Application {
         }
         defer { signals.forEach { $0.cancel() } }
         try await task.value
+        store.finishEffects()
+        await effects.value
         logger.notice("stopped")
     }
 }

@@ -12,7 +12,8 @@ import Testing
         for suffix in ["mp3", "flac", "ogg", "wav", "m4a", "opus"] {
             #expect(formats.suffixes.contains(suffix), "FFmpeg cannot open .\(suffix)")
         }
-        #expect(formats.mimeTypes.contains("audio/mpeg") || formats.mimeTypes.contains("audio/x-flac"))
+        #expect(formats.mimeTypes.contains("audio/mpeg") && formats.mimeTypes.contains("audio/flac"))
+        #expect(!formats.suffixes.contains("srt"), "subtitles are not music")
         #expect(FFmpegCatalog.version.split(separator: ".").count == 3)
         #expect(FFmpegCatalog.endOfFileError < 0)
     }

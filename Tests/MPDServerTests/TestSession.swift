@@ -8,14 +8,11 @@ import PlayerRuntime
 final class TestSession {
     let session: Session
     let server: ServerContext
-    private(set) var events: AsyncStream<SessionEvent>
     let id: Int
 
     init(server: ServerContext, isLocal: Bool = false) async {
         self.server = server
-        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self)
-        events = stream
-        id = await server.clients.register(partition: PlayerState.defaultPartition, events: continuation)
+        id = server.clients.register(partition: PlayerState.defaultPartition) { _ in }!
         let settings = server.settings
         session = Session(client: ClientState(id: id, isLocal: isLocal,
                                               permission: isLocal ? settings.localPermissions : settings.defaultPermissions),
@@ -36,7 +33,15 @@ final class TestSession {
     }
 
     func sendRaw(_ bytes: [UInt8]) async -> (text: String, disposition: Session.Disposition) {
-        let output = await session.handle(line: bytes)
+        var output = session.handle(line: bytes)
+        while let work = output.deferred {
+            let result: Result<Response, any Error>
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            let next = session.resume(with: result)
+            output.bytes += next.bytes
+            output.disposition = next.disposition
+            output.deferred = next.deferred
+        }
         return (String(decoding: output.bytes, as: UTF8.self), output.disposition)
     }
 

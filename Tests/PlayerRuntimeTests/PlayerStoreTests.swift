@@ -1,30 +1,46 @@
 import Logging
 import PlayerCore
 import PlayerRuntime
+import Synchronization
 import Testing
 
-actor RecordingEffects: EffectRunner {
-    var seen: [Effect] = []
-    func run(_ effect: Effect) async { seen.append(effect) }
+final class RecordingEffects: EffectRunner {
+    let seen = Mutex<[Effect]>([])
+    func run(_ effect: Effect) async { seen.withLock { $0.append(effect) } }
 }
 
 @Suite struct PlayerStoreTests {
-    @Test func publishesChangeSetsAndRunsEffects() async throws {
-        let effects = RecordingEffects()
-        let store = PlayerStore(state: PlayerState(volume: 100), effects: effects, logger: Logger(label: "test"))
-        let changes = await store.changes()
-        var iterator = changes.makeAsyncIterator()
-        try await store.send(.setRepeat(true))
-        #expect(await iterator.next() == [Change(.options, partition: "default")])
-        try await store.send(.setVolume(30))
-        #expect(await iterator.next() == [Change(.mixer, partition: "default")])
-        #expect(await effects.seen == [.persistState, .applyVolume(partition: "default", volume: 30), .persistState])
+    @Test func observersSeeChangeSetsInOrder() throws {
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
+        let seen = Mutex<[Set<Change>]>([])
+        store.observe { changes in seen.withLock { $0.append(changes) } }
+        try store.send(.setRepeat(true))
+        try store.send(.setRepeat(true))  // no change, nothing announced
+        try store.send(.setVolume(30))
+        #expect(seen.withLock { $0 } == [[Change(.options, partition: "default")], [Change(.mixer, partition: "default")]])
     }
 
-    @Test func errorsLeaveStateUntouched() async throws {
+    @Test func effectsRunInOrderOutsideTheReducer() async throws {
+        let effects = RecordingEffects()
+        let store = PlayerStore(state: PlayerState(volume: 100), effects: effects, logger: Logger(label: "test"))
+        try store.send(.setRepeat(true))
+        try store.send(.setVolume(30))
+        store.finishEffects()
+        await store.runEffects()
+        #expect(effects.seen.withLock { $0 } == [.persistState, .applyVolume(partition: "default", volume: 30), .persistState])
+    }
+
+    @Test func asyncChangesStream() async throws {
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
+        var iterator = store.changes().makeAsyncIterator()
+        try store.send(.setRandom(true))
+        #expect(await iterator.next() == [Change(.options, partition: "default")])
+    }
+
+    @Test func errorsLeaveStateUntouched() throws {
         let store = PlayerStore(state: PlayerState(volume: nil), logger: Logger(label: "test"))
-        let before = await store.state
-        await #expect(throws: PlayerError.noMixer) { try await store.send(.setVolume(3)) }
-        #expect(await store.state == before)
+        let before = store.state
+        #expect(throws: PlayerError.noMixer) { try store.send(.setVolume(3)) }
+        #expect(store.state == before)
     }
 }

@@ -4,7 +4,7 @@ import MPDProtocol
 enum MessageCommands {
     static let all: [CommandSpec] = [
         CommandSpec("subscribe", .read, 1...1) { context, request in
-            switch await context.server.clients.subscribe(context.client.id, to: request[0]) {
+            switch context.server.clients.subscribe(context.client.id, to: request[0]) {
             case .ok: return .ok(Response())
             case .invalid: throw ACKError(.arg, "invalid channel name")
             case .already: throw ACKError(.exist, "already subscribed to this channel")
@@ -12,21 +12,21 @@ enum MessageCommands {
             }
         },
         CommandSpec("unsubscribe", .read, 1...1) { context, request in
-            guard await context.server.clients.unsubscribe(context.client.id, from: request[0]) else {
+            guard context.server.clients.unsubscribe(context.client.id, from: request[0]) else {
                 throw ACKError(.noExist, "not subscribed to this channel")
             }
             return .ok(Response())
         },
         CommandSpec("channels", .read, 0...0) { context, _ in
             var response = Response()
-            for channel in await context.server.clients.channels(for: context.client.id) {
+            for channel in context.server.clients.channels(for: context.client.id) {
                 response.add("channel", channel)
             }
             return .ok(response)
         },
         CommandSpec("readmessages", .read, 0...0) { context, _ in
             var response = Response()
-            for message in await context.server.clients.takeMessages(context.client.id) {
+            for message in context.server.clients.takeMessages(context.client.id) {
                 response.add("channel", message.channel)
                 response.add("message", message.text)
             }
@@ -34,7 +34,7 @@ enum MessageCommands {
         },
         CommandSpec("sendmessage", .control, 2...2) { context, request in
             guard ClientRegistry.isValidChannelName(request[0]) else { throw ACKError(.arg, "invalid channel name") }
-            guard await context.server.clients.send(from: context.client.id, channel: request[0], text: request[1]) else {
+            guard context.server.clients.send(from: context.client.id, channel: request[0], text: request[1]) else {
                 throw ACKError(.noExist, "nobody is subscribed to this channel")
             }
             return .ok(Response())

@@ -31,14 +31,14 @@ enum PlaybackOptionsCommands {
         },
         CommandSpec("getvol", .read, 0...0) { context, _ in
             var response = Response()
-            if let volume = await context.server.store.partition(context.client.partition)?.volume {
+            if let volume = context.server.store.partition(context.client.partition)?.volume {
                 response.add("volume", volume)
             }
             return .ok(response)
         },
         CommandSpec("replay_gain_status", .read, 0...0) { context, _ in
             var response = Response()
-            let mode = await context.server.store.partition(context.client.partition)?.options.replayGainMode ?? .off
+            let mode = context.server.store.partition(context.client.partition)?.options.replayGainMode ?? .off
             response.add("replay_gain_mode", mode.rawValue)
             return .ok(response)
         },
@@ -49,7 +49,7 @@ enum PlaybackOptionsCommands {
         -> CommandSpec
     {
         CommandSpec(name, .player, 1...1) { context, request in
-            try await context.server.store.send(try action(request), partition: context.client.partition)
+            try context.server.store.send(try action(request), partition: context.client.partition)
             return .ok(Response())
         }
     }

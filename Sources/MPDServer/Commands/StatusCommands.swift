@@ -5,13 +5,13 @@ import PlayerCore
 enum StatusCommands {
     static let all: [CommandSpec] = [
         CommandSpec("clearerror", .player, 0...0) { context, _ in
-            try await context.server.store.send(.clearError, partition: context.client.partition)
+            try context.server.store.send(.clearError, partition: context.client.partition)
             return .ok(Response())
         },
         /// The song at the current position; empty when there is none.
         CommandSpec("currentsong", .read, 0...0) { context, _ in
             var response = Response()
-            if let p = await context.server.store.partition(context.client.partition), let position = p.currentPosition {
+            if let p = context.server.store.partition(context.client.partition), let position = p.currentPosition {
                 SongFormatter.write(p.queue.items[position], position: position, mask: context.effectiveTagMask,
                                     into: &response)
             }
@@ -29,7 +29,7 @@ enum StatusCommands {
             return .idle(flags.isEmpty ? .all : flags)
         },
         CommandSpec("status", .read, 0...0) { context, _ in
-            guard let p = await context.server.store.partition(context.client.partition) else {
+            guard let p = context.server.store.partition(context.client.partition) else {
                 throw PlayerError.noSuchPartition(context.client.partition)
             }
             return .ok(StatusFormatter.status(of: p))

@@ -1,0 +1,158 @@
+import MPDTesting
+import Testing
+
+/// Unit tests of the harness itself (no servers): script parsing, normalisation, rendering and
+/// the deliberate-difference rules.
+@Suite("Differential harness")
+struct HarnessTests {
+    private func parse(_ text: String) throws -> DifferentialScript {
+        try DifferentialScript(name: "t", text: text)
+    }
+
+    @Test("Plain lines read, `>` only sends, `<` reads, @N picks the connection")
+    func stepKinds() throws {
+        let script = try parse("""
+            # comment
+            status
+            > idle
+            @2 setvol 5
+            <
+            @12 < 
+            """)
+        #expect(script.steps.map(\.connection) == [1, 1, 2, 1, 12])
+        #expect(script.steps[0].action == .send(Array("status\n".utf8), read: true))
+        #expect(script.steps[1].action == .send(Array("idle\n".utf8), read: false))
+        #expect(script.steps[2].source == "setvol 5")
+        #expect(script.steps[3].action == .read)
+        #expect(script.steps.map(\.number) == [1, 2, 3, 4, 5])
+        #expect(script.steps.map(\.line) == [2, 3, 4, 5, 6])
+    }
+
+    @Test("Command lists are not read until command_list_end, per connection")
+    func commandLists() throws {
+        let script = try parse("""
+            command_list_ok_begin
+            ping
+            "raw\\n"
+            @2 ping
+            command_list_begin
+            command_list_end
+            ping
+            """)
+        let reads = script.steps.map { step -> Bool in
+            if case .send(_, let read) = step.action { return read }
+            return true
+        }
+        #expect(reads == [false, false, false, true, false, true, true])
+    }
+
+    @Test("Raw bytes: escapes, repetition, no implicit newline")
+    func rawBytes() throws {
+        let script = try parse(#"""
+            "a\tb\r\n\0\\\"\xff"
+            "x"*3 "\n"
+            > "pi"
+            """#)
+        #expect(script.steps[0].action == .send([0x61, 0x09, 0x62, 0x0D, 0x0A, 0x00, 0x5C, 0x22, 0xFF], read: true))
+        #expect(script.steps[1].action == .send(Array("xxx\n".utf8), read: true))
+        #expect(script.steps[2].action == .send(Array("pi".utf8), read: false))
+    }
+
+    @Test("Directives and ! steps")
+    func directives() throws {
+        let script = try parse("""
+            %config password "pw@read"
+            %config-mpd zeroconf_enabled "no"
+            %config-nosignal cache_directory "/tmp"
+            %substitute extra nosignal "handler: (.*)" => "h: $1" reason: because
+            !sleep 10
+            !silence 20
+            !closed
+            @3 !connect
+            !disconnect
+            %ignore reason: why not
+            decoders
+            """)
+        #expect(script.config == ["password \"pw@read\""])
+        #expect(script.configLines(for: .mpd) == ["password \"pw@read\"", "zeroconf_enabled \"no\""])
+        #expect(script.configLines(for: .nosignal) == ["password \"pw@read\"", "cache_directory \"/tmp\""])
+        #expect(script.substitutions.first?.pattern == "handler: (.*)")
+        #expect(script.substitutions.first?.replacement == "h: $1")
+        #expect(script.substitutions.first?.side == .nosignal)
+        #expect(script.steps.map(\.action) == [.sleep(milliseconds: 10), .silence(milliseconds: 20), .expectClose,
+                                               .connect, .disconnect, .send(Array("decoders\n".utf8), read: true)])
+        #expect(script.steps[5].ignoreReason == "why not")
+        #expect(script.steps[4].ignoreReason == nil)
+    }
+
+    @Test("Deliberate differences need a reason; bad lines name their line", arguments: [
+        ("%ignore\nping", 1),
+        ("%ignore reason:\nping", 1),
+        ("ping\n%substitute a nosignal \"x\" => delete", 2),
+        ("%substitute a sometimes \"x\" => delete reason: r", 1),
+        ("ping\n\"unterminated", 2),
+        ("\"\\q\"", 1),
+        ("!nonsense", 1),
+        ("@0 ping", 1),
+        ("ping\n%ignore reason: nothing follows", 2),
+        ("%bogus", 1),
+    ])
+    func parseErrors(text: String, line: Int) {
+        #expect(throws: DifferentialScript.ParseError.self) { try parse(text) }
+        do {
+            _ = try parse(text)
+        } catch let error as DifferentialScript.ParseError {
+            #expect(error.line == line)
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("Only volatile values are normalised; ids are renumbered by first appearance")
+    func normalisation() {
+        var normalizer = TranscriptNormalizer()
+        let lines = ["OK MPD 0.23.5", "uptime: 12", "playtime: 3", "db_update: 1700000000", "elapsed: 1.234",
+                     "time: 1:200", "songid: 17", "nextsongid: 4", "Id: 17", "updating_db: 9", "updating_db: 9",
+                     "volume: 50", "duration: 1.000", "Title: uptime: 5", "mixrampdb: 0"]
+        #expect(lines.map { normalizer.normalize(line: $0) } == [
+            "OK MPD <version>", "uptime: <uptime>", "playtime: <playtime>", "db_update: <db_update>",
+            "elapsed: <elapsed>", "time: <time>", "songid: <id 1>", "nextsongid: <id 2>", "Id: <id 1>",
+            "updating_db: <job 1>", "updating_db: <job 1>", "volume: 50", "duration: 1.000",
+            "Title: uptime: 5", "mixrampdb: 0",
+        ])
+    }
+
+    @Test("Rendering keeps UTF-8 and escapes everything else")
+    func rendering() {
+        #expect(Transcript.render(Array("ünï".utf8)) == "ünï")
+        #expect(Transcript.render([0x61, 0xFF, 0x09, 0x0D, 0x00, 0xC3, 0x28, 0x7F]) == "a\\xff\\t\\r\\x00\\xc3(\\x7f")
+        #expect(Transcript.render([0xE2, 0x82]) == "\\xe2\\x82")
+    }
+
+    @Test("Substitutions apply to their side from their step on; %ignore hides one step")
+    func deliberateDifferences() throws {
+        let script = try parse("""
+            urlhandlers
+            %substitute nhandler nosignal "handler: netease://" => delete reason: NetEase
+            urlhandlers
+            %ignore reason: FFmpeg
+            decoders
+            """)
+        func transcript(_ kind: ServerKind, _ responses: [[String]]) -> Transcript {
+            Transcript(server: kind, entries: zip(script.steps, responses).map { Transcript.Entry(step: $0, lines: $1) })
+        }
+        let mpd = transcript(.mpd, [["handler: http://", "OK"], ["handler: http://", "OK"], ["plugin: mad", "OK"]])
+        let same = transcript(.nosignal, [["handler: http://", "OK"], ["handler: http://", "handler: netease://", "OK"], ["plugin: ffmpeg", "OK"]])
+        #expect(DifferentialRunner.compare(script, reference: mpd, candidate: same).identical)
+
+        let early = transcript(.nosignal, [["handler: http://", "handler: netease://", "OK"], ["handler: http://", "OK"], ["plugin: mad", "OK"]])
+        let comparison = DifferentialRunner.compare(script, reference: mpd, candidate: early)
+        #expect(!comparison.identical)
+        #expect(comparison.differingSteps.map { $0.0.step.number } == [1])
+        let report = comparison.report()
+        #expect(report.contains("+ handler: netease://"))
+        #expect(report.contains("#1 @1 urlhandlers"))
+        // The ignored step was answered alike, and the substitution never applied: both are noted.
+        #expect(comparison.notes.count == 2)
+    }
+}
