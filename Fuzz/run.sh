@@ -58,7 +58,7 @@ for index in "${!targets[@]}"; do
     fi
     echo "== $target: $result"
     # The last status line (`#N DONE cov: …`) and the final statistics.
-    grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$out/$target.log" | tail -n 1 || true
+    grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$out/$target.log" | tail -n 1 || true
     grep -E '^stat::' "$out/$target.log" || true
     if [ "$result" != "ok" ]; then
         grep -E 'ERROR|SUMMARY|Fatal error|Precondition failed|Test unit written' "$out/$target.log" | head -n 20 || true

@@ -18,6 +18,14 @@ public struct Response: Sendable, Equatable {
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) { add(key, String(value)) }
 
+    /// Appends `key: value\n` with the value's bytes as they are (they may not be UTF-8); newlines become spaces.
+    public mutating func add(_ key: String, bytes value: [UInt8]) {
+        bytes.append(contentsOf: key.utf8)
+        bytes.append(contentsOf: ": ".utf8)
+        for byte in value { bytes.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte) }
+        bytes.append(0x0A)
+    }
+
     /// Appends `binary: N\n`, the raw bytes, then `\n` (`Response::WriteBinary`).
     public mutating func addBinary(_ chunk: some Collection<UInt8>) {
         add("binary", chunk.count)

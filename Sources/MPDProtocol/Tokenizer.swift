@@ -35,7 +35,7 @@ public enum Tokenizer {
         let name = String(decoding: bytes[0..<index], as: UTF8.self)
         skipWhitespace(bytes, &index)
 
-        var arguments: [String] = []
+        var arguments: [[UInt8]] = []
         while true {
             if arguments.count == maximumArguments {
                 return .error(ACKError(.arg, "Too many arguments"))
@@ -63,7 +63,7 @@ public enum Tokenizer {
                 if index < bytes.count, !isWhitespace(bytes[index]) {
                     return .error(ACKError(.unknown, "Space expected after closing '\"'"))
                 }
-                arguments.append(String(decoding: value, as: UTF8.self))
+                arguments.append(value)
             } else {
                 let start = index
                 while index < bytes.count, !isWhitespace(bytes[index]) {
@@ -72,11 +72,11 @@ public enum Tokenizer {
                     }
                     index += 1
                 }
-                arguments.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                arguments.append(Array(bytes[start..<index]))
             }
             skipWhitespace(bytes, &index)
         }
-        return .request(Request(command: name, arguments: arguments))
+        return .request(Request(command: name, rawArguments: arguments))
     }
 
     /// MPD strips every byte ≤ 0x20 from the end of the line, so CRLF works.
@@ -100,14 +100,24 @@ public enum Tokenizer {
     }
 }
 
-/// One tokenized request: the command name and its decoded arguments.
+/// One tokenized request: the command name and its arguments, as the bytes the client sent and decoded as
+/// UTF-8 (invalid sequences become U+FFFD). Commands that pass text through untouched (messages, URIs) use the
+/// bytes, since MPD never validates UTF-8.
 public struct Request: Equatable, Sendable {
     public var command: String
     public var arguments: [String]
+    public var rawArguments: [[UInt8]]
 
     public init(command: String, arguments: [String] = []) {
         self.command = command
         self.arguments = arguments
+        self.rawArguments = arguments.map { Array($0.utf8) }
+    }
+
+    public init(command: String, rawArguments: [[UInt8]]) {
+        self.command = command
+        self.rawArguments = rawArguments
+        self.arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
     }
 
     public var count: Int { arguments.count }

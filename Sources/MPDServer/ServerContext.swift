@@ -51,7 +51,7 @@ public final class ClientRegistry: Sendable {
     struct Entry {
         var partition: String
         var subscriptions: Set<String> = []
-        var messages: [(channel: String, text: String)] = []
+        var messages: [(channel: String, text: [UInt8])] = []
         let mailbox: Mailbox
     }
 
@@ -129,7 +129,7 @@ public final class ClientRegistry: Sendable {
     }
 
     /// Queues a message for every subscriber in the sender's partition; false when nobody took it.
-    public func send(from id: Int, channel: String, text: String) -> Bool {
+    public func send(from id: Int, channel: String, text: [UInt8]) -> Bool {
         inner.withLock { inner in
             guard let partition = inner.entries[id]?.partition else { return false }
             var sent = false
@@ -146,7 +146,7 @@ public final class ClientRegistry: Sendable {
         }
     }
 
-    public func takeMessages(_ id: Int) -> [(channel: String, text: String)] {
+    public func takeMessages(_ id: Int) -> [(channel: String, text: [UInt8])] {
         inner.withLock { inner in
             guard let messages = inner.entries[id]?.messages else { return [] }
             inner.entries[id]?.messages = []

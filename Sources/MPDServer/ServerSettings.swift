@@ -5,6 +5,12 @@ public struct ServerSettings: Sendable {
     /// The greeting's protocol version. Clients switch features on it, so it only names a version whose
     /// command set is complete.
     public var protocolVersion = "0.23.5"
+
+    /// MPD 0.24 changed `idle` to consume only the subscribed events.
+    public var idleKeepsUnsubscribedEvents: Bool {
+        let parts = protocolVersion.split(separator: ".").compactMap { Int($0) }
+        return parts.count >= 2 && (parts[0], parts[1]) >= (0, 24)
+    }
     public var passwords: [String: Permission] = [:]
     public var defaultPermissions: Permission = .all
     public var localPermissions: Permission = .all

@@ -57,7 +57,9 @@ public final class Session {
     public func handle(line raw: [UInt8]) -> Output {
         precondition(suspended == nil, "input while a deferred command runs")
         var output = Output()
-        let line = Array(Tokenizer.stripTrailingWhitespace(raw))
+        // MPD strips trailing blanks, then reads the line as a C string: a NUL byte ends it.
+        var line = Array(Tokenizer.stripTrailingWhitespace(raw))
+        if let nul = line.firstIndex(of: 0) { line.removeSubrange(nul...) }
 
         // All commands start with a lowercase letter; anything else may be a stray HTTP request: close silently.
         guard let first = line.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else {
@@ -221,14 +223,19 @@ public final class Session {
         output.write(ack.line(listIndex: index) + "\n")
     }
 
-    /// Completes a waiting `idle` if a subscribed flag is pending. Only the subscribed flags are consumed
-    /// (MPD 0.24 behaviour: the others stay pending for a later `idle`).
+    /// Completes a waiting `idle` if a subscribed flag is pending. MPD 0.23 then forgets every pending flag;
+    /// 0.24 consumes only the subscribed ones, keeping the others for a later `idle`. We follow the protocol
+    /// version we announce, since clients written for it expect its behaviour.
     private func flushIdle() -> Output {
         var output = Output()
         guard case .idle(let subscribed) = state else { return output }
         let due = pending.intersection(subscribed)
         guard !due.isEmpty else { return output }
-        pending.subtract(due)
+        if context.server.settings.idleKeepsUnsubscribedEvents {
+            pending.subtract(due)
+        } else {
+            pending = []
+        }
         state = .ready
         for name in due.names { output.write("changed: \(name)\n") }
         output.write("OK\n")

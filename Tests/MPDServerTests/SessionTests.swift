@@ -91,8 +91,25 @@ import Testing
         #expect(c.deliver(.options) == "")
         #expect(await c.send("noidle") == "OK\n")
         #expect(await c.send("noidle") == "")
-        // The unsubscribed `options` event stays pending for a later idle (MPD 0.24).
+        // MPD 0.23: completing an idle forgets the unsubscribed events too.
+        _ = c.deliver(.options)
+        _ = c.deliver(.mixer)
+        #expect(await c.send("idle mixer") == "changed: mixer\nOK\n")
+        #expect(await c.send("idle options") == "")
+        #expect(await c.send("noidle") == "OK\n")
+    }
+
+    @Test func protocol024KeepsUnsubscribedEvents() async {
+        let c = await TestSession(server: TestSession.server { $0.protocolVersion = "0.24.0" })
+        _ = c.deliver(.options)
+        _ = c.deliver(.mixer)
+        #expect(await c.send("idle mixer") == "changed: mixer\nOK\n")
         #expect(await c.send("idle options") == "changed: options\nOK\n")
+    }
+
+    @Test func nulByteEndsTheLine() async {
+        let c = await TestSession(server: TestSession.server())
+        #expect(await c.sendRaw(Array("ping\u{0} garbage".utf8)).text == "OK\n")
     }
 
     @Test func anyOtherCommandWhileIdleCloses() async {

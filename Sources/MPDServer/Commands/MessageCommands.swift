@@ -28,13 +28,13 @@ enum MessageCommands {
             var response = Response()
             for message in context.server.clients.takeMessages(context.client.id) {
                 response.add("channel", message.channel)
-                response.add("message", message.text)
+                response.add("message", bytes: message.text)
             }
             return .ok(response)
         },
         CommandSpec("sendmessage", .control, 2...2) { context, request in
             guard ClientRegistry.isValidChannelName(request[0]) else { throw ACKError(.arg, "invalid channel name") }
-            guard context.server.clients.send(from: context.client.id, channel: request[0], text: request[1]) else {
+            guard context.server.clients.send(from: context.client.id, channel: request[0], text: request.rawArguments[1]) else {
                 throw ACKError(.noExist, "nobody is subscribed to this channel")
             }
             return .ok(Response())
