@@ -168,6 +168,15 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
         let write: EventLoopFuture<Void>? = output.bytes.isEmpty
             ? nil : context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: output.bytes)))
+        // max_output_buffer_size: a client that does not read its answers is dropped ("Output buffer is full"),
+        // so one stuck client cannot make the server hold unbounded memory.
+        if let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+           buffered > server.settings.maxOutputBufferSize {
+            server.logger.warning("client \(clientID ?? 0): output buffer is full, closing")
+            closing = true
+            context.close(promise: nil)
+            return
+        }
         switch output.disposition {
         case .keepOpen:
             break

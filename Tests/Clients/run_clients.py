@@ -244,6 +244,66 @@ def passwords(_):
         s.stop()
 
 
+@check("unix socket: mpc connects, config is answered to the local client only")
+def unix_socket(_):
+    d = tempfile.mkdtemp(prefix="nosignal-sock-")
+    sock = os.path.join(d, "mpd.sock")
+    s = Server(f'bind_to_address "{sock}"\nplaylist_directory "{d}"')
+    try:
+        env = dict(os.environ, MPD_HOST=sock)
+        out = subprocess.run(["mpc", "status"], env=env, capture_output=True, text=True, timeout=10)
+        expect(out.returncode == 0 and "repeat: off" in out.stdout, out.stdout + out.stderr)
+        local = mpd.MPDClient()
+        local.connect(sock)
+        expect(local.config() == os.path.join(s.dir, "music"), local.config())
+        expect("file://" in local.urlhandlers(), "file:// for local clients")
+        local.close()
+        remote = s.client()
+        try:
+            remote.config()
+            raise AssertionError("config answered over TCP")
+        except mpd.CommandError as e:
+            expect("Command only permitted to local clients" in str(e), str(e))
+        remote.close()
+    finally:
+        s.stop()
+
+
+@check("a client that does not read its answers is dropped at max_output_buffer_size")
+def output_buffer(_):
+    s = Server('max_output_buffer_size "64"')
+    try:
+        probe = socket.create_connection(("127.0.0.1", s.port))
+        probe.recv(64)
+        probe.sendall(b"commands\n")
+        one = b""
+        while not one.endswith(b"OK\n"):
+            one += probe.recv(65536)
+        probe.close()
+        raw = socket.create_connection(("127.0.0.1", s.port))
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.recv(64)
+        raw.sendall(b"commands\n" * 20000)
+        time.sleep(1.5)
+        # The server gave up on this client and still serves others.
+        c = s.client()
+        c.ping()
+        c.close()
+        raw.settimeout(5)
+        total = 0
+        try:
+            while True:
+                chunk = raw.recv(1 << 16)
+                if not chunk:
+                    break
+                total += len(chunk)
+        except OSError:
+            pass
+        expect(total < 20000 * len(one), f"read {total} of {20000 * len(one)} bytes; the server should have closed")
+    finally:
+        s.stop()
+
+
 @check("SIGTERM stops the server cleanly")
 def clean_stop(_):
     s = Server()
@@ -260,6 +320,8 @@ def main():
     finally:
         server.stop()
     passwords(None)
+    unix_socket(None)
+    output_buffer(None)
     clean_stop(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")

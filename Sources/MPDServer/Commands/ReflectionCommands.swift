@@ -24,10 +24,9 @@ enum ReflectionCommands {
                 throw ACKError(.permission, "Command only permitted to local clients")
             }
             var response = Response()
+            // MPD 0.23 prints only the music directory (0.24 adds playlist_directory and pcre; python-mpd2
+            // reads exactly one item).
             if let music = context.server.settings.musicDirectory { response.add("music_directory", music) }
-            if let playlists = context.server.settings.playlistDirectory {
-                response.add("playlist_directory", playlists)
-            }
             return .ok(response)
         },
         CommandSpec("urlhandlers", .read, 0...0) { context, _ in
