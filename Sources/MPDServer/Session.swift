@@ -67,6 +67,13 @@ public final class Session {
             return output
         }
 
+        // MPD 0.23.17 and later refuse `idle` and `noidle` inside a command list outright: a list that ends in
+        // idle would leave the client waiting with no answer.
+        if case .commandList = state, line == Self.idle || line == Self.noidle {
+            output.disposition = .close
+            return output
+        }
+
         if line == Self.noidle {
             if case .idle = state {
                 state = .ready
@@ -160,12 +167,13 @@ public final class Session {
 
     private func runList(okMode: Bool, lines: [[UInt8]], from start: Int, into output: inout Output) {
         for index in start..<lines.count {
-            switch process(lines[index], index: index, into: &output, inList: true) {
+            switch process(lines[index], index: index, into: &output) {
             case .ok:
                 if okMode { output.write("list_OK\n") }
-            case .error:
+            case .error, .idle:
+                // After `idle SUBSYSTEM…` in a list the client idles; the rest of the list is dropped, as in MPD.
                 return
-            case .idle, .close:
+            case .close:
                 output.disposition = .close
                 return
             case .shutdown:
@@ -180,7 +188,7 @@ public final class Session {
         output.write("OK\n")
     }
 
-    private func process(_ line: [UInt8], index: Int, into output: inout Output, inList: Bool = false) -> Step {
+    private func process(_ line: [UInt8], index: Int, into output: inout Output) -> Step {
         let request: Request
         switch Tokenizer.tokenize(line) {
         case .error(let error):
@@ -202,7 +210,6 @@ public final class Session {
             case .deferred(let work):
                 return .deferred(command: spec.name, work: work)
             case .idle(let flags):
-                if inList { return .close }
                 state = .idle(flags)
                 output.bytes.append(contentsOf: flushIdle().bytes)
                 return .idle
@@ -242,6 +249,7 @@ public final class Session {
         return output
     }
 
+    private static let idle = Array("idle".utf8)
     private static let noidle = Array("noidle".utf8)
     private static let commandListBegin = Array("command_list_begin".utf8)
     private static let commandListOKBegin = Array("command_list_ok_begin".utf8)

@@ -100,11 +100,20 @@ public enum DifferentialRunner {
             }
         }
 
+        // A server that stopped answering would make every later step wait for the timeout.
+        var timeoutsInARow = 0
         for step in script.steps {
             var lines: [String] = []
-            defer { transcript.entries.append(.init(step: step, lines: lines)) }
+            defer {
+                transcript.entries.append(.init(step: step, lines: lines))
+                if lines.last == "<timeout>" { timeoutsInARow += 1 } else if timeoutsInARow < 3 { timeoutsInARow = 0 }
+            }
             if deadline.hasPassed {
                 lines.append("<skipped: the script took longer than \(Int(scriptTimeout)) s>")
+                continue
+            }
+            if timeoutsInARow >= 3 {
+                lines.append("<skipped: three timeouts in a row>")
                 continue
             }
             switch step.action {
@@ -323,10 +332,10 @@ enum LineDiff {
         while i < n || j < m {
             if i < n, j < m, a[i] == b[j] {
                 ops.append((" ", a[i])); i += 1; j += 1
-            } else if j < m, i == n || table[i][j + 1] >= table[i + 1][j] {
-                ops.append(("+", b[j])); j += 1
-            } else {
+            } else if i < n, j == m || table[i + 1][j] >= table[i][j + 1] {
                 ops.append(("-", a[i])); i += 1
+            } else {
+                ops.append(("+", b[j])); j += 1
             }
         }
         // Keep changed lines plus `context` lines around them.

@@ -57,7 +57,9 @@ import Foundation
 //
 // A response is read until a line `OK`, a line starting with `ACK `, EOF (`<closed>`) or the
 // read timeout (`<timeout>`); `binary: N` chunks are read by length and shown as a digest.
-// At the end of the script every open connection is checked for unread data.
+// At the end of the script every open connection is checked for unread data. After three
+// timeouts in a row the remaining steps are skipped (a server that stopped answering), and a
+// script is cut off after DIFF_SCRIPT_TIMEOUT seconds (45 by default).
 //
 // Normalised before comparing (and nothing else): the greeting's version, the values of
 // `uptime:`, `playtime:`, `db_update:`, `elapsed:` and `time:`, `updating_db:` job ids, and

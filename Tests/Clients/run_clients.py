@@ -304,6 +304,22 @@ def output_buffer(_):
         s.stop()
 
 
+@check("a bad configuration names file and line, exits 2; an MPD option NoSignal lacks only warns")
+def bad_config(_):
+    d = tempfile.mkdtemp(prefix="nosignal-badconf-")
+    conf = os.path.join(d, "bad.conf")
+    with open(conf, "w") as f:
+        f.write('port "6600"\nfoo "bar"\n')
+    out = subprocess.run([BINARY, "--config", conf], capture_output=True, text=True, timeout=10)
+    expect(out.returncode == 2, out.returncode)
+    expect(out.stderr.strip() == f'nosignal: {conf}:2: unknown option "foo"', out.stderr)
+    with open(conf, "w") as f:
+        f.write('user "mpd"\nport "6600"\n')
+    out = subprocess.run([BINARY, "check-config", "--config", conf], capture_output=True, text=True, timeout=10)
+    expect(out.returncode == 0, out.stdout + out.stderr)
+    expect(f'{conf}:1: option "user" is not supported by NoSignal yet and is ignored' in out.stdout, out.stdout)
+
+
 @check("SIGTERM stops the server cleanly")
 def clean_stop(_):
     s = Server()
@@ -322,6 +338,7 @@ def main():
     passwords(None)
     unix_socket(None)
     output_buffer(None)
+    bad_config(None)
     clean_stop(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")

@@ -52,22 +52,20 @@ struct DifferentialTests {
 
     private func requireLoaded(_ script: DifferentialScript) throws {
         if let error = script.loadError {
-            Issue.record("script \(script.name) does not parse: \(error)")
-            throw SkipScript()
+            throw HarnessProblem(description: "script \(script.name) does not parse: \(error)")
         }
     }
 
     private func requireMPD() throws {
         if ServerProcess.mpdExecutable() == nil {
-            Issue.record("MPD is not installed: the differential tests need Debian's mpd 0.23 as their oracle (apt-get install -y mpd), or MPD_BIN=/path/to/mpd")
-            throw SkipScript()
+            throw HarnessProblem(description: "MPD is not installed: the differential tests need Debian's mpd 0.23 as their oracle (apt-get install -y mpd), or MPD_BIN=/path/to/mpd")
         }
     }
 }
 
-/// Ends a test case that already recorded its failure.
-private struct SkipScript: Error, CustomStringConvertible {
-    var description: String { "see the recorded issue" }
+/// A problem that makes a test case fail before any comparison (Swift Testing records it).
+private struct HarnessProblem: Error, CustomStringConvertible {
+    let description: String
 }
 
 extension DifferentialScript {

@@ -156,3 +156,69 @@ struct HarnessTests {
         #expect(comparison.notes.count == 2)
     }
 }
+
+#if canImport(Glibc)
+import Foundation
+import Glibc
+
+private struct ListenError: Error {}
+
+/// RawClient against a one-shot fake server that writes canned bytes.
+@Suite("RawClient")
+struct RawClientTests {
+    /// Listens on a free loopback port, accepts one client, writes `bytes`, then closes or holds
+    /// the connection open for a while.
+    private func serve(_ bytes: [UInt8], thenClose: Bool) throws -> UInt16 {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                guard bind(listener, $0, length) == 0, listen(listener, 1) == 0, getsockname(listener, $0, &length) == 0 else {
+                    throw ListenError()
+                }
+            }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        Thread {
+            let client = accept(listener, nil, nil)
+            bytes.withUnsafeBytes { _ = send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if !thenClose { usleep(500_000) }
+            close(client)
+            close(listener)
+        }.start()
+        return port
+    }
+
+    @Test("A response ends at OK, list_OK lines stay inside, binary chunks are read by length")
+    func binaryChunk() throws {
+        let port = try serve(Array("size: 5\nbinary: 5\nab\ncd\nOK\nlist_OK\nOK\n".utf8), thenClose: false)
+        let client = try RawClient(port: port)
+        let first = client.readResponse(timeout: 2)
+        #expect(first.end == .ok)
+        #expect(first.lines.map { String(decoding: $0, as: UTF8.self) }.first == "size: 5")
+        #expect(first.lines.count == 4)
+        #expect(first.lines.last == Array("OK".utf8))
+        let second = client.readResponse(timeout: 2)
+        #expect(second.lines == [Array("list_OK".utf8), Array("OK".utf8)])
+        #expect(!client.isClosed)
+    }
+
+    @Test("ACK ends a response; EOF and silence are reported, not thrown")
+    func ackCloseTimeout() throws {
+        let port = try serve(Array("ACK [5@0] {} unknown command \"x\"\npartial".utf8), thenClose: true)
+        let client = try RawClient(port: port)
+        #expect(client.readResponse(timeout: 2).end == .ack)
+        let rest = client.readResponse(timeout: 2)
+        #expect(rest.end == .closed)
+        #expect(rest.lines == [Array("partial".utf8)])
+        #expect(client.isClosed)
+
+        let quiet = try serve([], thenClose: false)
+        let idle = try RawClient(port: quiet)
+        #expect(idle.readResponse(timeout: 0.1).end == .timeout)
+    }
+}
+#endif

@@ -16,6 +16,9 @@
 /// * `StringMatch.foldCase`: MPD compares case-insensitively after ICU case folding and normalisation.
 /// * `.regex`: a PCRE2 pattern compiled with `PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE` (plus `PCRE2_CASELESS`
 ///   when `foldCase`) and searched unanchored in each value, so it matches anywhere unless it anchors itself.
+///
+/// Depth: a request line holds at most 8 KiB, so a tree is at most about 2,700 levels deep (a chain of `(!`);
+/// a recursive consumer needs well under a megabyte of stack for that.
 public indirect enum FilterExpression: Equatable, Sendable {
     /// `(TAG OP 'VALUE')`, `(any OP 'VALUE')`, `(file OP 'VALUE')` or a legacy `TYPE VALUE` pair.
     case tag(TagSelector, StringMatch)
