@@ -9,10 +9,13 @@ import PlayerCore
 public final class MPDService: Sendable {
     public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
         case tcp(host: String, port: Int)
+        /// `bind_to_address "any"`: every IPv6 and IPv4 address (dual-stack), or IPv4 only where IPv6 is off.
+        case any(port: Int)
         case unix(path: String)
 
         public var description: String {
             switch self {
+            case .any(let port): "*:\(port)"
             case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
             case .unix(let path): path
             }
@@ -73,6 +76,14 @@ public final class MPDService: Sendable {
         case .tcp(let host, let port):
             return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
                 .bind(host: host, port: port).get()
+        case .any(let port):
+            do {
+                return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
+                    .bind(host: "::", port: port).get()
+            } catch {
+                return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
+                    .bind(host: "0.0.0.0", port: port).get()
+            }
         case .unix(let path):
             return try await bootstrap.childChannelInitializer(initializer(isLocal: true))
                 .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()

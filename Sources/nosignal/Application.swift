@@ -115,7 +115,7 @@ enum Endpoints {
     static func resolve(_ config: Configuration) throws -> [MPDService.Endpoint] {
         config.bindToAddresses.map { address in
             if address.hasPrefix("/") { return .unix(path: address) }
-            if address == "any" { return .tcp(host: "::", port: config.port) }
+            if address == "any" { return .any(port: config.port) }
             return .tcp(host: address, port: config.port)
         }
     }
