@@ -77,6 +77,8 @@ let package = Package(
             "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDTesting",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOTestUtils", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "NoSignalConfigTests", dependencies: ["NoSignalConfig"], swiftSettings: swiftSettings),
