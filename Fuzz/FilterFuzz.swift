@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// libFuzzer target for the filter parser. Built into the same module as `Sources/MPDProtocol` (see
 /// `Fuzz/run.sh`), so it needs no import.
 ///
@@ -33,24 +39,26 @@ private func check(_ arguments: [String], foldCase: Bool) {
     do {
         expression = try FilterParser.parse(arguments: arguments, foldCase: foldCase)
     } catch {
-        precondition(error.code == .arg, "filter error with code \(error.code)")
-        precondition(FilterParser.sanitize(error.message) == error.message, "unsanitized: \(error.message)")
+        require(error.code == .arg, "filter error with code \(error.code)")
+        require(FilterParser.sanitize(error.message) == error.message, "unsanitized: \(error.message)")
         return
     }
     guard let printed = render(expression) else { return }
     do {
         let reparsed = try FilterParser.parse(arguments: [printed], foldCase: foldCase)
-        precondition(reparsed == expression, "round trip changed \(expression) into \(reparsed) via \(printed)")
+        require(reparsed == expression, "round trip changed \(expression) into \(reparsed) via \(printed)")
     } catch {
-        preconditionFailure("round trip of \(expression) failed: \(printed) → \(error)")
+        require(false, "round trip of \(expression) failed: \(printed) → \(error)")
     }
 }
 
 /// Prints a tree in expression syntax, with explicit `_cs`/`_ci` operators so the case rule survives. `nil` for
-/// what only legacy pairs produce.
+/// what only legacy pairs produce (`.nothing`, values over 4095 bytes).
 private func render(_ expression: FilterExpression) -> String? {
     switch expression {
     case .tag(let selector, let match):
+        // Legacy pairs have no length limit; expression values do.
+        guard match.value.utf8.count <= FilterParser.maximumValueLength else { return nil }
         let name: String
         switch selector {
         case .tag(let tag): name = tag.mpdName
@@ -78,6 +86,7 @@ private func render(_ expression: FilterExpression) -> String? {
         }
         return "(" + parts.joined(separator: " AND ") + ")"
     case .base(let value):
+        guard value.utf8.count <= FilterParser.maximumValueLength else { return nil }
         return "(base \(quote(value)))"
     case .modifiedSince(let time):
         return "(modified-since \(quote(unixTime(time))))"
@@ -106,4 +115,12 @@ private func quote(_ value: String) -> String {
 /// A sign keeps `strptime` away (`20240102` alone would be read as a date) and `strtoull` wraps negatives back.
 private func unixTime(_ time: Int64) -> String {
     time < 0 ? "-\(time.magnitude)" : "+\(time)"
+}
+
+/// A failed property: says which on stderr (optimised builds drop `precondition` messages), then aborts so that
+/// libFuzzer records the input.
+private func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+    guard !condition else { return }
+    fputs("fuzz property violated: \(message())\n", stderr)
+    abort()
 }

@@ -36,6 +36,9 @@ for target in "${targets[@]}"; do
     mkdir -p "$out/corpus/$target"
 done
 
+# libFuzzer and ASan report crashes themselves; Swift's backtracer only adds noise (and trips ASan).
+export SWIFT_BACKTRACE=enable=no
+
 pids=()
 for target in "${targets[@]}"; do
     echo "== fuzzing $target for ${seconds}s"
@@ -61,7 +64,7 @@ for index in "${!targets[@]}"; do
     grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$out/$target.log" | tail -n 1 || true
     grep -E '^stat::' "$out/$target.log" || true
     if [ "$result" != "ok" ]; then
-        grep -E 'ERROR|SUMMARY|Fatal error|Precondition failed|Test unit written' "$out/$target.log" | head -n 20 || true
+        grep -E 'ERROR|SUMMARY|Fatal error|fuzz property violated|Test unit written' "$out/$target.log" | head -n 20 || true
         echo "   full log: $out/$target.log"
     fi
 done

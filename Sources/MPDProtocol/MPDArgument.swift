@@ -44,7 +44,13 @@ enum CNumber {
 }
 
 extension ACKError {
-    static func argument(_ message: String, _ value: String) -> ACKError { ACKError(.arg, "\(message): \(value)") }
+    /// `MakeArgError`: MPD formats into a 256-byte buffer, so the text is cut at 255 bytes (here at the last
+    /// whole character within them).
+    static func argument(_ message: String, _ value: String) -> ACKError {
+        var text = "\(message): \(value)"
+        while text.utf8.count > 255 { text.removeLast() }
+        return ACKError(.arg, text)
+    }
 }
 
 /// `ParseCommandArgU32`: any unsigned long, truncated to 32 bits (so `-1` is 4294967295, as in MPD).

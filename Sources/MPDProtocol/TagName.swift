@@ -21,9 +21,11 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
     private static let byLowercasedName: [String: TagName] = Dictionary(
         uniqueKeysWithValues: allCases.map { ($0.mpdName.lowercased(), $0) })
 
-    /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument.
+    /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument. Only ASCII
+    /// letters fold (MPD uses `strcasecmp`), so the Kelvin sign is not a `k`.
     public init?(parsing name: some StringProtocol) {
-        guard let tag = Self.byLowercasedName[name.lowercased()] else { return nil }
+        let folded = String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        guard let tag = Self.byLowercasedName[folded] else { return nil }
         self = tag
     }
 

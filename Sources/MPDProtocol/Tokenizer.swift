@@ -1,8 +1,8 @@
 /// MPD's request-line tokenizer (`src/util/Tokenizer.cxx`, `src/command/AllCommands.cxx`), byte-oriented:
 /// the protocol says UTF-8, but MPD never validates, so neither do we; arguments are decoded leniently.
 public enum Tokenizer {
-    /// MPD 0.24 accepts at most `2 + 2 × 35` arguments slots; the check fires before reading each argument, so
-    /// one fewer argument is usable.
+    /// MPD 0.24's `COMMAND_ARGV_MAX`, `2 + 2 × 35`: an argument beyond this many is `Too many arguments`
+    /// (checked after the argument is read, so a malformed extra argument reports its own error first).
     public static let maximumArguments = 2 + 2 * TagName.allCases.count
 
     /// What to do with a line the server received (trailing whitespace already stripped).
@@ -36,11 +36,8 @@ public enum Tokenizer {
         skipWhitespace(bytes, &index)
 
         var arguments: [[UInt8]] = []
-        while true {
-            if arguments.count == maximumArguments {
-                return .error(ACKError(.arg, "Too many arguments"))
-            }
-            guard index < bytes.count else { break }
+        while index < bytes.count {
+            let argument: [UInt8]
             if bytes[index] == UInt8(ascii: "\"") {
                 // Quoted: a backslash escapes the next byte, whatever it is.
                 index += 1
@@ -63,7 +60,7 @@ public enum Tokenizer {
                 if index < bytes.count, !isWhitespace(bytes[index]) {
                     return .error(ACKError(.unknown, "Space expected after closing '\"'"))
                 }
-                arguments.append(value)
+                argument = value
             } else {
                 let start = index
                 while index < bytes.count, !isWhitespace(bytes[index]) {
@@ -72,8 +69,10 @@ public enum Tokenizer {
                     }
                     index += 1
                 }
-                arguments.append(Array(bytes[start..<index]))
+                argument = Array(bytes[start..<index])
             }
+            guard arguments.count < maximumArguments else { return .error(ACKError(.arg, "Too many arguments")) }
+            arguments.append(argument)
             skipWhitespace(bytes, &index)
         }
         return .request(Request(command: name, rawArguments: arguments))

@@ -82,26 +82,13 @@ struct TokenizerTests {
         }
         #expect(tokenize(arguments(73)) == .error(ACKError(.arg, "Too many arguments")))
         #expect(tokenize(arguments(200)) == .error(ACKError(.arg, "Too many arguments")))
-        withKnownIssue("Tokenizer.swift checks the count before reading each argument (MPD 0.23)") {
-            if case .request(let request) = tokenize(arguments(72)) {
-                #expect(request.count == 72)
-            } else {
-                Issue.record("72 arguments must pass in MPD 0.24")
-            }
+        if case .request(let request) = tokenize(arguments(72)) {
+            #expect(request.count == 72)
+        } else {
+            Issue.record("72 arguments must pass in MPD 0.24")
         }
-        withKnownIssue("MPD 0.24 tokenizes the 73rd argument before counting, so its own error wins") {
-            #expect(tokenize(arguments(72) + " 'x") == .error(ACKError(.unknown, "Invalid unquoted character")))
-        }
-    }
-
-    /// MPD handles the line as a C string, so a NUL byte ends it (`find artist x\0 junk"` is fine there).
-    @Test func nulEndsLine() {
-        withKnownIssue("Tokenizer.swift treats NUL as a blank or as quoted data instead of the end of the line") {
-            #expect(Tokenizer.tokenize(Array("find artist x\u{0} junk\"".utf8))
-                == .request(Request(command: "find", arguments: ["artist", "x"])))
-            #expect(Tokenizer.tokenize(Array("add \"a\u{0}b\"".utf8))
-                == .error(ACKError(.unknown, #"Missing closing '"'"#)))
-        }
+        // MPD 0.24 tokenizes the 73rd argument before counting, so its own error wins.
+        #expect(tokenize(arguments(72) + " 'x") == .error(ACKError(.unknown, "Invalid unquoted character")))
     }
 
     @Test func typedArguments() throws {
@@ -209,6 +196,20 @@ struct ArgumentTests {
         }
         #expect(throws: ACKError(.arg, "Number too large: 2")) {
             try PositionArgument(mpdArgument: "-2").resolve(queueLength: 5, current: 1)
+        }
+    }
+}
+
+@Suite struct ArgumentEdgeTests {
+    @Test func tagNamesFoldASCIIOnly() {
+        #expect(TagName(parsing: "tRaCk") == .track)
+        #expect(TagName(parsing: "TRAC\u{212A}") == nil)
+    }
+
+    @Test func argumentErrorsAreCutAt255Bytes() {
+        let long = String(repeating: "x", count: 300)
+        #expect(throws: ACKError(.arg, "Integer expected: " + String(repeating: "x", count: 255 - 18))) {
+            _ = try MPDInteger.parseUnsigned(long)
         }
     }
 }
