@@ -31,9 +31,9 @@ test: test-deps
 bench: test-deps release
 	/usr/bin/python3 Benchmarks/status_latency.py .build/release/nosignal
 
-## libFuzzer runs of the tokenizer and the filter parser; SECONDS per target (default 600).
+## libFuzzer runs of the tokenizer and the filter parser; FUZZ_SECONDS per target (default 600).
 fuzz:
-	Fuzz/run.sh $(or $(SECONDS),600)
+	Fuzz/run.sh $(or $(FUZZ_SECONDS),600)
 
 clean:
 	rm -rf .build .build-fuzz
