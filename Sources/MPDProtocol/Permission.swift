@@ -37,4 +37,5 @@ public struct Permission: OptionSet, Sendable, Hashable {
 
 public struct UnknownPermission: Error, Equatable, Sendable {
     public let name: String
+    public init(name: String) { self.name = name }
 }
