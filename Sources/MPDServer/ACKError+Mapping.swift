@@ -17,6 +17,12 @@ extension ACKError {
             case .noSuchPartition: return ACKError(.noExist, "No such partition")
             case .partitionExists: return ACKError(.exist, "name already exists")
             }
+        case let database as DatabaseError:
+            switch database {
+            case .notFound(let message): return ACKError(.noExist, message)
+            case .disabled: return ACKError(.noExist, "No database")
+            case .conflict(let message): return ACKError(.arg, message)
+            }
         default:
             return ACKError(.unknown, String(describing: error))
         }

@@ -8,6 +8,8 @@ import Synchronization
 public final class ServerContext: Sendable {
     public let settings: ServerSettings
     public let store: PlayerStore
+    /// The music database; nil when no music directory is configured (commands then answer "No database").
+    public let database: (any MusicDatabase)?
     public let clients: ClientRegistry
     public let table: CommandTable
     public let startTime: ContinuousClock.Instant
@@ -15,10 +17,12 @@ public final class ServerContext: Sendable {
     /// Called by `kill`.
     public let requestShutdown: @Sendable () -> Void
 
-    public init(settings: ServerSettings, store: PlayerStore, table: CommandTable = .standard, logger: Logger,
+    public init(settings: ServerSettings, store: PlayerStore, database: (any MusicDatabase)? = nil,
+                table: CommandTable = .standard, logger: Logger,
                 requestShutdown: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
         self.store = store
+        self.database = database
         self.table = table
         self.startTime = .now
         self.logger = logger
