@@ -37,7 +37,7 @@ let package = Package(
 
         // Edges.
         .target(name: "Library", dependencies: [
-            "PlayerCore",
+            "PlayerCore", "MPDProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlayerRuntimeTests", dependencies: ["PlayerRuntime", "PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "MPDServerTests", dependencies: [
-            "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDTesting",
+            "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDTesting", "Library", "FFmpegDecoder",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -84,6 +84,11 @@ let package = Package(
         .testTarget(name: "NoSignalConfigTests", dependencies: ["NoSignalConfig"], swiftSettings: swiftSettings),
         .testTarget(name: "EdgeLinkTests", dependencies: ["FFmpegDecoder", "ALSAOutput", "NetEase", "Library", "PlayerCore"],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "LibraryTests", dependencies: [
+            "Library", "FFmpegDecoder", "PlayerCore", "MPDProtocol",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
                     resources: [.copy("Scripts")], swiftSettings: swiftSettings),
     ]

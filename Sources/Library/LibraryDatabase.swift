@@ -1,17 +1,41 @@
+import Foundation
 import GRDB
 
 /// The SQLite music database (GRDB). The schema grows with the library; the migrator is the one place it changes.
 public final class LibraryDatabase: Sendable {
     public let writer: any DatabaseWriter
 
+    public enum OpenError: Error, CustomStringConvertible {
+        case notADatabase(path: String, reason: String)
+        public var description: String {
+            switch self {
+            case .notADatabase(let path, let reason):
+                "cannot use \(path) as the database (\(reason)); it is not a NoSignal SQLite database "
+                    + "(an MPD tag_cache cannot be reused): move it away or set db_file to another path"
+            }
+        }
+    }
+
+    /// Opens (creating it and its parent directories) the database file in WAL mode and migrates it.
     public init(path: String) throws {
-        writer = try DatabaseQueue(path: path)
-        try Self.migrator.migrate(writer)
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+            writer = pool
+        } catch let error as GRDB.DatabaseError {
+            throw OpenError.notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
     }
 
     /// An in-memory database with the full schema, for tests.
     public init() throws {
-        writer = try DatabaseQueue()
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        writer = try DatabaseQueue(configuration: configuration)
         try Self.migrator.migrate(writer)
     }
 
@@ -23,6 +47,36 @@ public final class LibraryDatabase: Sendable {
                 t.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v2-library") { db in
+            try db.execute(sql: """
+                CREATE TABLE directory (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+                    parent_id INTEGER REFERENCES directory(id) ON DELETE CASCADE, last_modified INTEGER);
+                CREATE INDEX directory_parent ON directory(parent_id);
+                INSERT INTO directory (path, parent_id, last_modified) VALUES ('', NULL, NULL);
+                CREATE TABLE song (id INTEGER PRIMARY KEY, uri TEXT NOT NULL UNIQUE,
+                    directory_id INTEGER REFERENCES directory(id) ON DELETE CASCADE,
+                    source TEXT NOT NULL DEFAULT 'local', duration REAL, last_modified INTEGER, added INTEGER,
+                    audio_format TEXT, size INTEGER);
+                CREATE INDEX song_directory ON song(directory_id);
+                CREATE TABLE song_tag (song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+                    tag INTEGER NOT NULL, position INTEGER NOT NULL, value TEXT NOT NULL, value_folded TEXT NOT NULL);
+                CREATE INDEX song_tag_lookup ON song_tag(tag, value);
+                CREATE INDEX song_tag_folded ON song_tag(tag, value_folded);
+                CREATE INDEX song_tag_song ON song_tag(song_id, position);
+                CREATE TABLE db_playlist (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+                    directory_id INTEGER REFERENCES directory(id) ON DELETE CASCADE, last_modified INTEGER);
+                CREATE INDEX db_playlist_directory ON db_playlist(directory_id);
+                CREATE TABLE sticker (type TEXT NOT NULL, uri TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,
+                    UNIQUE(type, uri, name));
+                """)
+        }
+        // MPD sorts a directory's children only when it saves the database; directories that an update found
+        // without changing anything stay at the end, in the order found, until then. `unsorted` keeps that order
+        // (NULL once sorted).
+        migrator.registerMigration("v3-directory-unsorted") { db in
+            try db.execute(sql: "ALTER TABLE directory ADD COLUMN unsorted INTEGER")
+        }
+        LibraryQueries.registerMigrations(in: &migrator)
         return migrator
     }
 

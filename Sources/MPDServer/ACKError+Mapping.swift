@@ -16,6 +16,11 @@ extension ACKError {
             case .notPlaying: return ACKError(.playerSync, "Not playing")
             case .noSuchPartition: return ACKError(.noExist, "No such partition")
             case .partitionExists: return ACKError(.exist, "name already exists")
+            case .denied(let message): return ACKError(.permission, message)
+            case .badRange(let message): return ACKError(.arg, message)
+            case .noSuchPlaylist: return ACKError(.noExist, "No such playlist")
+            case .playlistExists(let message): return ACKError(.exist, message)
+            case .badPlaylistName: return ACKError(.arg, "Bad playlist name")
             }
         case let database as DatabaseError:
             switch database {

@@ -14,6 +14,7 @@ extension Change {
         case .storedPlaylists: .storedPlaylist
         case .database: .database
         case .stickers: .sticker
+        case .update: .update
         }
     }
 }

@@ -74,9 +74,20 @@ public struct CommandTable: Sendable {
 
     public subscript(name: String) -> CommandSpec? { byName[name].map { commands[$0] } }
 
+    /// The table without some commands (e.g. the stored-playlist commands when no playlist directory exists).
+    public func removing(_ names: Set<String>) -> CommandTable {
+        CommandTable([commands.filter { !names.contains($0.name) }])
+    }
+
+    /// `standard` as the settings allow it: without a playlist directory MPD hides its stored-playlist commands.
+    public static func standard(for settings: ServerSettings) -> CommandTable {
+        settings.playlistDirectory == nil ? standard.removing(StoredPlaylistCommands.hiddenWithoutDirectory) : standard
+    }
+
     /// Every command that NoSignal implements, grouped by protocol section.
     public static let standard = CommandTable([
         StatusCommands.all, PlaybackOptionsCommands.all, ConnectionCommands.all, ReflectionCommands.all,
-        MessageCommands.all,
+        MessageCommands.all, DatabaseBrowseCommands.all, QueueCommands.all, DatabaseQueryCommands.all, StickerCommands.all,
+        StoredPlaylistCommands.all,
     ])
 }

@@ -10,6 +10,12 @@ public final class ServerContext: Sendable {
     public let store: PlayerStore
     /// The music database; nil when no music directory is configured (commands then answer "No database").
     public let database: (any MusicDatabase)?
+    /// `find`, `search`, `list`, `count` …; nil without a database.
+    public let queries: (any DatabaseQueries)?
+    /// The sticker database; nil when there is none (sticker commands answer "sticker database is disabled").
+    public let stickers: (any StickerStore)?
+    /// Stored playlists; nil without a `playlist_directory`.
+    public let playlists: (any PlaylistStore)?
     public let clients: ClientRegistry
     public let table: CommandTable
     public let startTime: ContinuousClock.Instant
@@ -18,11 +24,16 @@ public final class ServerContext: Sendable {
     public let requestShutdown: @Sendable () -> Void
 
     public init(settings: ServerSettings, store: PlayerStore, database: (any MusicDatabase)? = nil,
+                queries: (any DatabaseQueries)? = nil, stickers: (any StickerStore)? = nil,
+                playlists: (any PlaylistStore)? = nil,
                 table: CommandTable = .standard, logger: Logger,
                 requestShutdown: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
         self.store = store
         self.database = database
+        self.queries = queries
+        self.stickers = stickers
+        self.playlists = playlists
         self.table = table
         self.startTime = .now
         self.logger = logger

@@ -3,7 +3,7 @@ import PlayerCore
 
 /// `status` with MPD's field names and order (`handle_status` in `src/command/PlayerCommands.cxx`).
 enum StatusFormatter {
-    static func status(of p: PartitionState) -> Response {
+    static func status(of p: PartitionState, updatingDB: Int? = nil) -> Response {
         var r = Response()
         if let volume = p.volume { r.add("volume", volume) }
         r.add("repeat", p.options.repeat ? 1 : 0)
@@ -21,7 +21,12 @@ enum StatusFormatter {
             r.add("song", position)
             r.add("songid", p.queue.items[position].id)
         }
+        if let updatingDB { r.add("updating_db", updatingDB) }
         if let error = p.player.error { r.add("error", error) }
+        if let next = p.nextPosition {
+            r.add("nextsong", next)
+            r.add("nextsongid", p.queue.items[next].id)
+        }
         return r
     }
 
@@ -40,14 +45,23 @@ enum StatusFormatter {
 /// and the queue fields.
 enum SongFormatter {
     static func write(_ item: Queue.Item, position: Int, mask: TagMask, into r: inout Response) {
-        write(item.song, mask: mask, into: &r)
+        write(item.song, range: item.range, mask: mask, into: &r)
         r.add("Pos", position)
         r.add("Id", item.id)
         if item.priority != 0 { r.add("Prio", item.priority) }
     }
 
-    static func write(_ song: Song, mask: TagMask, into r: inout Response) {
+    static func write(_ song: Song, range: Queue.ClosedRangeSeconds? = nil, mask: TagMask, into r: inout Response) {
         r.add("file", song.uri)
+        // A queue item's sub-range (`rangeid`); `Time`/`duration` then describe the range (`GetDuration`).
+        var song = song
+        if let range {
+            r.add("Range", "\(formatSeconds(range.start))-\(range.end.map(formatSeconds) ?? "")")
+            if let end = range.end { song.duration = end - range.start }
+            else if let duration = song.duration { song.duration = duration - range.start }
+        }
+        // `Added:` is MPD 0.24; NoSignal announces 0.23, so it is not printed.
+        if let modified = song.lastModified { r.add("Last-Modified", formatTime(modified)) }
         if let format = song.audioFormat { r.add("Format", format) }
         for tag in song.tags {
             guard let name = TagName(parsing: tag.name), mask.contains(name) else { continue }
@@ -57,6 +71,24 @@ enum SongFormatter {
             r.add("Time", Int(duration.rounded()))
             r.add("duration", formatSeconds(duration))
         }
+    }
+
+    /// `%Y-%m-%dT%H:%M:%SZ` in UTC (`time_print`), for `Last-Modified`.
+    static func formatTime(_ unix: Int64) -> String {
+        let days = unix >= 0 ? unix / 86400 : (unix - 86399) / 86400
+        let seconds = unix - days * 86400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))Z"
     }
 
     /// `%1.3f`, as MPD prints `duration` and `elapsed`.

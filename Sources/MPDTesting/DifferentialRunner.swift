@@ -47,7 +47,11 @@ public enum DifferentialRunner {
     /// Records the script against one fresh server of `kind` (for looking at MPD's answers).
     public static func record(_ script: DifferentialScript, on kind: ServerKind) async throws -> (Transcript, log: String) {
         try await slots.withSlot {
-            let server = try await onThread { try ServerProcess.start(kind, extraConfig: script.configLines(for: kind)) }
+            let music = try script.library.map { try TestLibrary.musicDirectory(named: $0) }
+            let server = try await onThread {
+                try ServerProcess.start(kind, extraConfig: script.configLines(for: kind), musicDirectory: music,
+                                        copyMusic: script.libraryIsPrivate)
+            }
             let transcript = try await onThread { record(script, on: server) }
             try await onThread { server.stop() }
             return (transcript, server.logTail(maxLines: 200))
@@ -55,8 +59,10 @@ public enum DifferentialRunner {
     }
 
     private static func startPair(_ script: DifferentialScript, _ a: ServerKind, _ b: ServerKind) async throws -> (ServerProcess, ServerProcess) {
-        async let startA = onThread { Result { try ServerProcess.start(a, extraConfig: script.configLines(for: a)) } }
-        async let startB = onThread { Result { try ServerProcess.start(b, extraConfig: script.configLines(for: b)) } }
+        let music = try script.library.map { try TestLibrary.musicDirectory(named: $0) }
+        let copy = script.libraryIsPrivate
+        async let startA = onThread { Result { try ServerProcess.start(a, extraConfig: script.configLines(for: a), musicDirectory: music, copyMusic: copy) } }
+        async let startB = onThread { Result { try ServerProcess.start(b, extraConfig: script.configLines(for: b), musicDirectory: music, copyMusic: copy) } }
         let (resultA, resultB) = try await (startA, startB)
         switch (resultA, resultB) {
         case (.success(let first), .success(let second)):
@@ -73,14 +79,19 @@ public enum DifferentialRunner {
 
     /// Plays the script against a running server. Blocking; every wait is bounded.
     public static func record(_ script: DifferentialScript, on server: ServerProcess) -> Transcript {
-        record(script, port: server.port, kind: server.kind)
+        record(script, port: server.port, kind: server.kind,
+               musicDirectory: script.libraryIsPrivate ? server.musicDirectory : nil)
     }
 
-    public static func record(_ script: DifferentialScript, port: UInt16, kind: ServerKind) -> Transcript {
+    /// `musicDirectory` is where `!sh` steps run (a private copy of the library); nil refuses them.
+    public static func record(_ script: DifferentialScript, port: UInt16, kind: ServerKind,
+                              musicDirectory: String? = nil) -> Transcript {
         var transcript = Transcript(server: kind)
         var connections: [Int: RawClient] = [:]
         defer { connections.values.forEach { $0.close() } }
         let deadline = Deadline(seconds: scriptTimeout)
+        // Song ids seen so far, numbered like the normaliser numbers them, for `${id:N}` in steps.
+        var ids = TranscriptNormalizer()
 
         func open(_ number: Int, into lines: inout [String]) -> RawClient? {
             connections[number]?.close()
@@ -106,6 +117,7 @@ public enum DifferentialRunner {
             var lines: [String] = []
             defer {
                 transcript.entries.append(.init(step: step, lines: lines))
+                for line in lines { _ = ids.normalize(line: line) }
                 if lines.last == "<timeout>" { timeoutsInARow += 1 } else if timeoutsInARow < 3 { timeoutsInARow = 0 }
             }
             if deadline.hasPassed {
@@ -124,6 +136,10 @@ public enum DifferentialRunner {
             case .disconnect:
                 connections[step.connection]?.close()
                 connections[step.connection] = nil
+            case .waitUpdate:
+                lines.append(waitForUpdate(port: port, deadline: deadline))
+            case .shell(let command):
+                lines.append(runShell(command, in: musicDirectory))
             case .send(let bytes, let read):
                 var client = connections[step.connection]
                 if client == nil {
@@ -133,7 +149,11 @@ public enum DifferentialRunner {
                     client = open(step.connection, into: &lines)
                 }
                 guard let client else { continue }
-                client.send(bytes)
+                guard let resolved = ids.resolveSongIds(in: bytes) else {
+                    lines.append("<unknown ${id:N} in the step: no such song id seen yet>")
+                    continue
+                }
+                client.send(resolved)
                 if read { lines += render(client.readResponse(timeout: readTimeout)) }
             case .read:
                 guard let client = connections[step.connection] else {
@@ -169,6 +189,45 @@ public enum DifferentialRunner {
             }
         }
         return transcript
+    }
+
+    /// `update --wait`: polls `status` on a connection of its own (so that no script connection
+    /// loses its idle state or pending events) until no `updating_db:` is left.
+    static func waitForUpdate(port: UInt16, deadline: Deadline) -> String {
+        guard let client = try? RawClient(port: port, timeout: readTimeout),
+              client.readLine(timeout: readTimeout) != nil else { return "<cannot connect>" }
+        defer { client.close() }
+        while !deadline.hasPassed {
+            client.send(line: "status")
+            let response = client.readResponse(timeout: readTimeout)
+            guard response.end == .ok else { return "<status failed: \(render(response).joined(separator: " | "))>" }
+            if !response.lines.contains(where: { $0.starts(with: Array("updating_db:".utf8)) }) { return "<update done>" }
+            usleep(20_000)
+        }
+        return "<timeout>"
+    }
+
+    /// `!sh`: runs the command in the server's private music directory; never in a shared one.
+    static func runShell(_ command: String, in directory: String?) -> String {
+        guard let directory else { return "<!sh needs `%library … private`>" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return "<sh failed: \(error)>"
+        }
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            return "<sh failed with status \(process.terminationStatus): \(String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))>"
+        }
+        return "<sh ok>"
     }
 
     static func render(_ response: RawClient.Response) -> [String] {

@@ -16,6 +16,11 @@ import Foundation
 //     %config-mpd LINE                   ... for MPD only
 //     %config-nosignal LINE              ... for NoSignal only
 //                                        (`${dir}` in a config line is the server's temp dir)
+//     %library [NAME] [private]          both servers scan the generated test library NAME
+//                                        (default `standard`; Tests/Support/make_library.sh) as
+//                                        their music_directory; the script starts after the
+//                                        initial scan (see TestLibrary.swift). `private`: each
+//                                        server gets its own copy, which `!sh` may change
 //     %ignore reason: TEXT               do not compare the response of the NEXT step
 //     %substitute NAME SIDE "REGEX" => "REPLACEMENT" reason: TEXT
 //     %substitute NAME SIDE "REGEX" => delete reason: TEXT
@@ -45,6 +50,14 @@ import Foundation
 //     !sleep 100             pause 100 ms (all connections)
 //     !connect               open connection N afresh (closing the old one), record greeting
 //     !disconnect            the client closes connection N
+//     !wait-update           poll `status` on a separate connection until no `updating_db:`
+//                            is left (`update --wait`); records `<update done>`
+//     !sh COMMAND            run `/bin/sh -c COMMAND` in the server's music directory (only
+//                            with `%library … private`); records `<sh ok>` or the failure
+//
+// `${id:N}` in a plain or raw step stands for the song id that the transcripts show as `<id N>`
+// (the N-th distinct id seen so far in `Id:`/`songid:`/`nextsongid:` lines of this server), so a
+// script can say `deleteid ${id:3}` without assuming how ids are allocated.
 //
 // Raw escapes: `\n \r \t \0 \\ \"` and `\xHH`. A plain line is sent exactly as written after
 // trimming, so MPD quoting (`"a \"b\""`) needs no extra escaping; anything starting with
@@ -83,6 +96,10 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
         case connect
         /// Close the connection from the client side.
         case disconnect
+        /// Poll `status` (on a separate connection) until no database update runs.
+        case waitUpdate
+        /// Run a shell command in the server's (private) music directory.
+        case shell(String)
     }
 
     public struct Step: Sendable {
@@ -128,6 +145,10 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
     public var config: [String] = []
     public var mpdConfig: [String] = []
     public var nosignalConfig: [String] = []
+    /// `%library NAME`: the generated test library both servers use as their music directory.
+    public var library: String?
+    /// `%library NAME private`: each server scans its own copy of it.
+    public var libraryIsPrivate = false
     public var steps: [Step] = []
     public var substitutions: [Substitution] = []
     /// Set when the file could not be read or parsed; the test reports it as a failure.
@@ -213,6 +234,16 @@ private struct Parser {
             if word == "%config" { script.config.append(rest) }
             if word == "%config-mpd" { script.mpdConfig.append(rest) }
             if word == "%config-nosignal" { script.nosignalConfig.append(rest) }
+        case "%library":
+            var words = rest.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            if words.last == "private" {
+                script.libraryIsPrivate = true
+                words.removeLast()
+            }
+            guard words.count <= 1 else { throw fail("%library takes a name and `private`") }
+            let name = words.first ?? "standard"
+            guard TestLibrary.names.contains(name) else { throw fail("unknown library \"\(name)\" (known: \(TestLibrary.names.sorted().joined(separator: ", ")))") }
+            script.library = name
         case "%ignore":
             let reason = try parseReason(rest, number: number)
             guard pendingIgnore == nil else { throw fail("two %ignore for one step") }
@@ -220,7 +251,7 @@ private struct Parser {
         case "%substitute":
             try script.substitutions.append(parseSubstitution(rest, number: number, firstStep: script.steps.count + 1))
         default:
-            throw fail("unknown directive \(word) (expected %config, %config-mpd, %config-nosignal, %ignore, %substitute)")
+            throw fail("unknown directive \(word) (expected %config, %config-mpd, %config-nosignal, %library, %ignore, %substitute)")
         }
     }
 
@@ -336,9 +367,13 @@ private struct Parser {
             case "!sleep": action = .sleep(milliseconds: try milliseconds())
             case "!connect": action = .connect; inCommandList[connection] = false
             case "!disconnect": action = .disconnect; inCommandList[connection] = false
-            default: throw fail("unknown step \(word) (expected !closed, !silence, !sleep, !connect, !disconnect)")
+            case "!wait-update": action = .waitUpdate
+            case "!sh":
+                guard !argument.isEmpty else { throw fail("!sh needs a command") }
+                action = .shell(argument)
+            default: throw fail("unknown step \(word) (expected !closed, !silence, !sleep, !connect, !disconnect, !wait-update, !sh)")
             }
-            if !argument.isEmpty, word != "!silence", word != "!sleep" { throw fail("\(word) takes no argument") }
+            if !argument.isEmpty, word != "!silence", word != "!sleep", word != "!sh" { throw fail("\(word) takes no argument") }
         } else if body.hasPrefix("\"") {
             let listOpen = inCommandList[connection] ?? false
             action = .send(try parseRaw(body, number: number), read: !sendOnly && !listOpen)

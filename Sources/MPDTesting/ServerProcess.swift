@@ -30,6 +30,8 @@ public final class ServerProcess: @unchecked Sendable {
     public let port: UInt16
     public let directory: URL
     public let configText: String
+    /// The music directory the server was configured with.
+    public let musicDirectory: String
 
     private let lock = NSLock()
     private var pid: pid_t?
@@ -37,13 +39,19 @@ public final class ServerProcess: @unchecked Sendable {
     private var savedLog: String?
 
     /// Extra configuration lines are appended after the generated ones; `${dir}` in them stands
-    /// for the instance's temporary directory.
-    public static func start(_ kind: ServerKind, extraConfig: [String] = [], timeout: Double = 20) throws -> ServerProcess {
+    /// for the instance's temporary directory. `musicDirectory` replaces the instance's own empty
+    /// music folder (a shared, read-only tree such as `TestLibrary.musicDirectory()`); `start` then
+    /// returns once the initial scan of it is over (`update --wait` semantics). With
+    /// `copyMusic`, the server gets a private copy of that tree instead (`cp -a`, times kept), which a
+    /// script may change (`!sh`).
+    public static func start(_ kind: ServerKind, extraConfig: [String] = [], musicDirectory: String? = nil,
+                             copyMusic: Bool = false, timeout: Double = 20) throws -> ServerProcess {
         let executable = try executablePath(for: kind)
         var lastError: (any Error)?
         // A free port can be taken by someone else between probing and binding; retry then.
         for _ in 0..<3 {
-            let server = try ServerProcess(kind: kind, executable: executable, extraConfig: extraConfig)
+            let server = try ServerProcess(kind: kind, executable: executable, extraConfig: extraConfig,
+                                           musicDirectory: musicDirectory, copyMusic: copyMusic)
             do {
                 try server.waitUntilReady(timeout: timeout)
                 return server
@@ -56,7 +64,8 @@ public final class ServerProcess: @unchecked Sendable {
         throw lastError ?? ServerStartError(description: "\(kind) did not start")
     }
 
-    private init(kind: ServerKind, executable: String, extraConfig: [String]) throws {
+    private init(kind: ServerKind, executable: String, extraConfig: [String], musicDirectory: String?,
+                 copyMusic: Bool) throws {
         self.kind = kind
         self.port = try ServerProcess.freePort()
         let base = FileManager.default.temporaryDirectory
@@ -66,8 +75,14 @@ public final class ServerProcess: @unchecked Sendable {
             try FileManager.default.createDirectory(at: base.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         let path = base.path
+        if let source = musicDirectory, copyMusic {
+            try ServerProcess.copyTree(source, to: path + "/music")
+            self.musicDirectory = path + "/music"
+        } else {
+            self.musicDirectory = musicDirectory ?? path + "/music"
+        }
         var lines = [
-            "music_directory \"\(path)/music\"",
+            "music_directory \"\(self.musicDirectory)\"",
             "playlist_directory \"\(path)/playlists\"",
             "db_file \"\(path)/database\"",
             "state_file \"\(path)/state\"",
@@ -272,8 +287,10 @@ public final class ServerProcess: @unchecked Sendable {
         throw ServerStartError(description: "\(kind) did not answer on port \(port) within \(timeout) s (\(lastProblem)); stderr:\n\(logTail())")
     }
 
-    /// MPD scans its (empty) music directory at startup; wait for that job so that no script sees
-    /// `updating_db:` or the `update`/`database` idle events it causes.
+    /// MPD scans its music directory at startup; wait for that job so that no script sees
+    /// `updating_db:` or the `update`/`database` idle events it causes. (A server must therefore show
+    /// `updating_db:` in `status` from its first answer until its initial scan is over, or finish
+    /// the scan before it accepts connections.)
     private func waitForStartupUpdate(_ client: RawClient, deadline: Deadline) throws {
         if configText.contains(ServerProcess.probePassword) {
             client.send(line: "password \(ServerProcess.probePassword)")
@@ -287,6 +304,18 @@ public final class ServerProcess: @unchecked Sendable {
             }
             if !response.lines.contains(where: { $0.starts(with: Array("updating_db:".utf8)) }) { return }
             usleep(20_000)
+        }
+    }
+
+    /// `cp -a SOURCE/. DESTINATION`: contents, modes and modification times.
+    static func copyTree(_ source: String, to destination: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/cp")
+        process.arguments = ["-a", source + "/.", destination]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ServerStartError(description: "cannot copy \(source) to \(destination)")
         }
     }
 

@@ -95,6 +95,7 @@ public struct Transcript: Sendable {
 public struct TranscriptNormalizer {
     private var songIds: [String: Int] = [:]
     private var jobIds: [String: Int] = [:]
+    private var previousLine = ""
 
     public init() {}
 
@@ -111,8 +112,41 @@ public struct TranscriptNormalizer {
         return result
     }
 
+    /// Replaces every `${id:N}` in a request by the song id that this transcript shows as
+    /// `<id N>` (the N-th distinct id seen in `Id:`, `songid:` or `nextsongid:` lines so far), so
+    /// that scripts address queue entries without assuming how a server allocates ids. Nil if an
+    /// N is unknown.
+    public func resolveSongIds(in bytes: [UInt8]) -> [UInt8]? {
+        let marker = Array("${id:".utf8)
+        guard bytes.count >= marker.count else { return bytes }
+        var result: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == marker[0], index + marker.count <= bytes.count,
+               Array(bytes[index..<(index + marker.count)]) == marker,
+               let close = bytes[(index + marker.count)...].firstIndex(of: UInt8(ascii: "}")),
+               let number = Int(String(decoding: bytes[(index + marker.count)..<close], as: UTF8.self)) {
+                guard let value = songIds.first(where: { $0.value == number })?.key else { return nil }
+                result += Array(value.utf8)
+                index = close + 1
+                continue
+            }
+            result.append(bytes[index])
+            index += 1
+        }
+        return result
+    }
+
     public mutating func normalize(line: String) -> String {
+        let previous = previousLine
+        previousLine = line
         if line.hasPrefix("OK MPD ") { return "OK MPD <version>" }
+        // A stored playlist's `Last-Modified:` is the time the script saved it (the library's own
+        // files, directories and `.m3u` files in folders have fixed times, see TestLibrary; their
+        // names contain a `/`, stored playlists' names never do).
+        if previous.hasPrefix("playlist: ") && !previous.contains("/") && line.hasPrefix("Last-Modified: ") {
+            return "Last-Modified: <playlist mtime>"
+        }
         guard let colon = line.firstIndex(of: ":"), line[colon...].hasPrefix(": ") else { return line }
         let key = String(line[..<colon])
         let value = String(line[line.index(colon, offsetBy: 2)...])

@@ -13,6 +13,34 @@ public enum Action: Equatable, Sendable {
     /// `volume`: relative −100…100, clamped.
     case changeVolume(by: Int)
     case clearError
+
+    // The queue. Positions are absolute (the server resolves relative ones against the queue it saw); ranges
+    // are half-open with `end == nil` meaning "to the end", and are checked and clipped as MPD does.
+    /// `add`, `addid`, `load`, `findadd`: appends, then moves the new songs to `position` when it lies inside
+    /// the old queue. A bulk edit bumps the queue version once; otherwise once per song (`findadd`). The new
+    /// ids come back as `Effect.added`.
+    case add([Song], at: Int? = nil, bulk: Bool = true)
+    /// `load`: like a bulk `add`, but the move to `position` happens inside the same edit (one version bump).
+    case load([Song], at: Int? = nil)
+    case delete(start: Int, end: Int?)
+    case deleteID(Int)
+    /// `move`: `start..<end` so that it begins at `to`.
+    case move(start: Int, end: Int, to: Int)
+    case swap(Int, Int)
+    case swapIDs(Int, Int)
+    /// `shuffle`: physically permutes a range.
+    case shuffle(start: Int, end: Int?)
+    case clear
+    case setPriority(UInt8, start: Int, end: Int?)
+    case setPriorityID(UInt8, id: Int)
+    /// `rangeid`: seconds; `start == 0, end == nil` clears the range.
+    case setSongRange(id: Int, start: Double, end: Double?)
+    /// `addtagid`: appends a tag value to a remote song.
+    case addTag(id: Int, name: String, value: String)
+    /// `cleartagid`: removes one tag (all values), or every tag when `name` is nil.
+    case clearTags(id: Int, name: String?)
+    /// Start-up: the queue, options and volume from the state file.
+    case restore(SavedState)
 }
 
 /// What the store must do outside the reducer. Plain values so reducer tests are plain assertions.
@@ -24,12 +52,15 @@ public enum Effect: Equatable, Sendable {
     case announce(Change)
     /// The persistent state (queue, options, volume) changed and should be written.
     case persistState
+    /// Not work to do but the result of an add action: the ids of the new songs (`addid` prints them). The store
+    /// returns it from `send` and does not run it.
+    case added(ids: [Int])
 }
 
 /// A change of the state, as observers see it. The server maps these to idle subsystems in one table.
 public struct Change: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
-        case queue, player, options, mixer, outputs, partitions, storedPlaylists, database, stickers
+        case queue, player, options, mixer, outputs, partitions, storedPlaylists, database, stickers, update
     }
     public var kind: Kind
     /// The partition it happened in, or nil for server-wide changes.

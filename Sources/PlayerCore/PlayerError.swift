@@ -7,4 +7,15 @@ public enum PlayerError: Error, Equatable, Sendable {
     case notPlaying
     case noSuchPartition(String)
     case partitionExists(String)
+    /// MPD's `PlaylistResult::DENIED` (ACK 4), e.g. "Cannot edit the current song".
+    case denied(String)
+    /// MPD's `PlaylistResult::BAD_RANGE` with its own text (ACK 2), e.g. "Invalid start offset".
+    case badRange(String)
+    /// Stored playlists: ACK 50 "No such playlist".
+    case noSuchPlaylist
+    /// ACK 56 with MPD's text, which differs between `save` ("Playlist already exists") and `rename`
+    /// ("Playlist exists already").
+    case playlistExists(String)
+    /// ACK 2 "Bad playlist name": empty, or containing `/`, CR or LF.
+    case badPlaylistName
 }

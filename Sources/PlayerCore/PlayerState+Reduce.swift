@@ -6,7 +6,7 @@ extension PlayerState {
             case .setRepeat(let on):
                 p.options.repeat = on
             case .setRandom(let on):
-                p.options.random = on
+                p.setRandom(on)
             case .setSingle(let mode):
                 p.options.single = mode
             case .setConsume(let mode):
@@ -36,6 +36,44 @@ extension PlayerState {
                 return [.applyVolume(partition: partition, volume: new), .persistState]
             case .clearError:
                 p.player.error = nil
+                return []
+            case .add(let songs, let position, let bulk):
+                let ids = try p.add(songs, at: position, bulk: bulk)
+                return [.added(ids: ids), .persistState]
+            case .load(let songs, let position):
+                let ids = try p.add(songs, at: position, bulk: true, moveInBulk: true)
+                return [.added(ids: ids), .persistState]
+            case .delete(let start, let end):
+                try p.delete(start, end)
+            case .deleteID(let id):
+                try p.delete(id: id)
+            case .move(let start, let end, let to):
+                try p.move(start, end, to: to)
+            case .swap(let a, let b):
+                try p.swap(a, b)
+            case .swapIDs(let a, let b):
+                try p.swap(ids: a, b)
+            case .shuffle(let start, let end):
+                try p.shuffle(start, end)
+            case .clear:
+                p.clear()
+            case .setPriority(let priority, let start, let end):
+                try p.setPriority(priority, start, end)
+            case .setPriorityID(let priority, let id):
+                try p.setPriority(priority, id: id)
+            case .setSongRange(let id, let start, let end):
+                try p.setRange(id: id, start: start, end: end)
+            case .addTag(let id, let name, let value):
+                try p.editTags(id: id) { $0.append(Song.Tag(name, value)) }
+            case .clearTags(let id, let name):
+                try p.editTags(id: id) { tags in
+                    if let name { tags.removeAll { $0.name == name } } else { tags.removeAll() }
+                }
+            case .restore(let saved):
+                p.options = saved.options
+                p.options.random = false
+                if p.volume != nil, let volume = saved.volume { p.volume = volume }
+                p.restore(saved.queue, random: saved.options.random)
                 return []
             }
             return [.persistState]

@@ -50,8 +50,11 @@ public final class PlayerStore: Sendable {
     public func partition(_ name: String) -> PartitionState? { inner.withLock { $0.state[partition: name] } }
 
     /// Applies one action. Throws the reducer's error with the state untouched. Observers are called before this
-    /// returns, in the order actions were applied.
-    public func send(_ action: Action, partition: String = PlayerState.defaultPartition) throws(PlayerError) {
+    /// returns, in the order actions were applied. Returns the reducer's effects (e.g. `.added(ids:)` for `addid`).
+    @discardableResult
+    public func send(_ action: Action, partition: String = PlayerState.defaultPartition) throws(PlayerError)
+        -> [Effect]
+    {
         let result: Result<[Effect], PlayerError> = inner.withLock { inner in
             var new = inner.state
             let effects: [Effect]
@@ -70,10 +73,14 @@ public final class PlayerStore: Sendable {
             }
             return .success(effects)
         }
-        for effect in try result.get() {
-            if case .announce = effect { continue }
-            effectQueue.yield(effect)
+        let effects = try result.get()
+        for effect in effects {
+            switch effect {
+            case .announce, .added: continue
+            default: effectQueue.yield(effect)
+            }
         }
+        return effects
     }
 
     /// Registers a synchronous observer of change sets. It runs under the store's lock, so it must only hand the

@@ -2,6 +2,7 @@ import ALSAOutput
 import Dispatch
 import FFmpegDecoder
 import Foundation
+import Library
 import Logging
 import MPDProtocol
 import MPDServer
@@ -39,23 +40,57 @@ struct Application {
         // The software mixer is the default (MPD's null output has none unless asked; NoSignal always offers
         // volume so phone clients show a slider). `mixer_type "none"` removes it.
         let hasMixer = config.mixerType != "none"
-        let store = PlayerStore(state: PlayerState(maximumQueueLength: config.maxPlaylistLength,
-                                                   volume: hasMixer ? 100 : nil),
-                                logger: logger)
+        let saver = config.stateFile.map { path in
+            StateFileSaver(path: path, onError: { logger.error("cannot write the state file \(path): \($0)") })
+        }
+        var initialState = PlayerState(maximumQueueLength: config.maxPlaylistLength, volume: hasMixer ? 100 : nil)
+        initialState.seedShuffle(UInt64.random(in: .min ... .max))
+        let store = PlayerStore(state: initialState, effects: StatePersistenceEffects(saver: saver), logger: logger)
+        saver?.attach { store.partition(PlayerState.defaultPartition).map(SavedState.init) }
+        stateSaver = saver
         let shutdown = ShutdownSignal()
-        let context = ServerContext(settings: settings, store: store, logger: logger,
+        // The music database (SQLite) and its scanner, reading tags with libavformat.
+        var library: MusicLibrary?
+        if !config.musicDirectory.isEmpty {
+            let database: LibraryDatabase
+            do {
+                database = try LibraryDatabase(path: config.dbFile)
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCodeError.failure
+            }
+            library = MusicLibrary(database: database, musicDirectory: config.musicDirectory,
+                                   inspector: FFmpegInspector(suffixes: Set(formats.suffixes)), logger: logger,
+                                   tagMask: settings.globalTagMask, announce: { [weak store] changes in store?.announce(changes) })
+        }
+        self.library = library
+        let context = ServerContext(settings: settings, store: store, database: library,
+                                    queries: library.map { LibraryQueries($0.database) },
+                                    stickers: library.map { StickerDatabase($0.database) },
+                                    playlists: config.playlistDirectory.map {
+                                        PlaylistDirectory(path: $0, musicDirectory: config.musicDirectory,
+                                                          maximumLength: config.maxPlaylistLength)
+                                    },
+                                    table: .standard(for: settings), logger: logger,
                                     requestShutdown: { shutdown.trigger() })
         service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
         self.shutdown = shutdown
     }
 
     private let shutdown: ShutdownSignal
+    private let stateSaver: StateFileSaver?
+    private let library: MusicLibrary?
 
     func run() async throws {
         let service = self.service
         let logger = self.logger
         let store = service.context.store
         let effects = Task { await store.runEffects() }
+        await stateSaver?.restore(into: store, database: service.context.database)
+        // MPD updates an empty database on start.
+        if let library, (try? library.isEmpty) ?? false {
+            do { try library.enqueueUpdate(uri: "", discard: false) } catch { logger.error("cannot update: \(error)") }
+        }
         let task = Task {
             do {
                 try await service.run()
@@ -77,9 +112,11 @@ struct Application {
             return source
         }
         defer { signals.forEach { $0.cancel() } }
+        defer { library?.cancelUpdates() }
         try await task.value
         store.finishEffects()
         await effects.value
+        stateSaver?.saveNow()
         logger.notice("stopped")
     }
 }

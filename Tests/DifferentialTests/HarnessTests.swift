@@ -1,3 +1,4 @@
+import Foundation
 import MPDTesting
 import Testing
 
@@ -120,6 +121,51 @@ struct HarnessTests {
             "updating_db: <job 1>", "updating_db: <job 1>", "volume: 50", "duration: 1.000",
             "Title: uptime: 5", "mixrampdb: 0",
         ])
+    }
+
+    @Test("%library names the generated library; !wait-update is a step; unknown libraries are errors")
+    func libraryDirectives() throws {
+        let script = try parse("""
+            %library
+            update
+            !wait-update
+            """)
+        #expect(script.library == "standard")
+        #expect(script.steps.map(\.action) == [.send(Array("update\n".utf8), read: true), .waitUpdate])
+        #expect(try parse("%library standard\nping").library == "standard")
+        #expect(try parse("ping").library == nil)
+        #expect(throws: DifferentialScript.ParseError.self) { try parse("%library nonsense\nping") }
+    }
+
+    @Test("A stored playlist's Last-Modified is normalised, a file's or a folder playlist's is not")
+    func playlistTimes() {
+        var normalizer = TranscriptNormalizer()
+        let lines = ["playlist: mix", "Last-Modified: 2026-11-21T16:00:00Z",
+                     "file: a.flac", "Last-Modified: 2020-01-02T03:04:05Z",
+                     "playlist: dir/album.m3u", "Last-Modified: 2021-06-07T08:09:10Z",
+                     "directory: dir", "Last-Modified: 2020-01-02T03:04:05Z"]
+        #expect(lines.map { normalizer.normalize(line: $0) } == [
+            "playlist: mix", "Last-Modified: <playlist mtime>",
+            "file: a.flac", "Last-Modified: 2020-01-02T03:04:05Z",
+            "playlist: dir/album.m3u", "Last-Modified: 2021-06-07T08:09:10Z",
+            "directory: dir", "Last-Modified: 2020-01-02T03:04:05Z",
+        ])
+    }
+
+    @Test("${id:N} in a request is the N-th song id the transcript has shown")
+    func songIdReferences() {
+        var normalizer = TranscriptNormalizer()
+        for line in ["Id: 41", "songid: 7", "nextsongid: 41", "Id: 99"] { _ = normalizer.normalize(line: line) }
+        #expect(normalizer.resolveSongIds(in: Array("deleteid ${id:1}\n".utf8)) == Array("deleteid 41\n".utf8))
+        #expect(normalizer.resolveSongIds(in: Array("swapid ${id:2} ${id:3}\n".utf8)) == Array("swapid 7 99\n".utf8))
+        #expect(normalizer.resolveSongIds(in: Array("ping\n".utf8)) == Array("ping\n".utf8))
+        #expect(normalizer.resolveSongIds(in: Array("deleteid ${id:4}\n".utf8)) == nil)
+        #expect(normalizer.resolveSongIds(in: Array("find \"${x}\"\n".utf8)) == Array("find \"${x}\"\n".utf8))
+    }
+
+    @Test("The test library generator exists and is executable")
+    func generatorExists() {
+        #expect(FileManager.default.isExecutableFile(atPath: TestLibrary.generatorPath), "\(TestLibrary.generatorPath)")
     }
 
     @Test("Rendering keeps UTF-8 and escapes everything else")

@@ -35,6 +35,6 @@ import Testing
 
     @Test func sqliteMigrationsRun() throws {
         let db = try LibraryDatabase()
-        #expect(try db.schemaVersion() == ["v1-meta"])
+        #expect(try db.schemaVersion().first == "v1-meta")
     }
 }

@@ -37,6 +37,15 @@ final class RecordingEffects: EffectRunner {
         #expect(await iterator.next() == [Change(.options, partition: "default")])
     }
 
+    @Test func sendReturnsTheNewIDsWithoutRunningThem() async throws {
+        let effects = RecordingEffects()
+        let store = PlayerStore(state: PlayerState(volume: 100), effects: effects, logger: Logger(label: "test"))
+        #expect(try store.send(.add([Song(uri: "a"), Song(uri: "b")])) == [.added(ids: [1, 2]), .persistState])
+        store.finishEffects()
+        await store.runEffects()
+        #expect(effects.seen.withLock { $0 } == [.persistState])
+    }
+
     @Test func errorsLeaveStateUntouched() throws {
         let store = PlayerStore(state: PlayerState(volume: nil), logger: Logger(label: "test"))
         let before = store.state

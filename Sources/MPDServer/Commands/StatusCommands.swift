@@ -32,19 +32,26 @@ enum StatusCommands {
             guard let p = context.server.store.partition(context.client.partition) else {
                 throw PlayerError.noSuchPartition(context.client.partition)
             }
-            return .ok(StatusFormatter.status(of: p))
+            return .ok(StatusFormatter.status(of: p, updatingDB: context.server.database?.updatingJobID))
         },
+        /// `src/Stats.cxx`: uptime and playtime, then with a database its counts and `db_update`.
         CommandSpec("stats", .read, 0...0) { context, _ in
             var response = Response()
             let uptime = ContinuousClock.now - context.server.startTime
             response.add("uptime", uptime.components.seconds)
             response.add("playtime", 0)
-            // The music database arrives with the library; until then it is an empty one.
-            response.add("artists", 0)
-            response.add("albums", 0)
-            response.add("songs", 0)
-            response.add("db_playtime", 0)
-            return .ok(response)
+            guard let database = context.server.database else { return .ok(response) }
+            let head = response
+            return .deferred {
+                var response = head
+                let stats = try await database.statistics()
+                response.add("artists", stats.artists)
+                response.add("albums", stats.albums)
+                response.add("songs", stats.songs)
+                response.add("db_playtime", stats.playtime)
+                if let update = stats.lastUpdate { response.add("db_update", update) }
+                return response
+            }
         },
     ]
 }

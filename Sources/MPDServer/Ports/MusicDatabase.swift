@@ -9,6 +9,72 @@ public protocol MusicDatabase: Sendable {
     /// order: directory by directory, entries sorted by name). `""` is the whole database.
     /// Throws `DatabaseError.notFound` for a URI that is neither.
     func songsForQueue(uri: String) async throws -> [Song]
+
+    /// `lsinfo` (one level) and `listall`/`listallinfo` (`recursive`): the records under a directory in MPD's
+    /// order, or the one song when `uri` names a song. `""` and `"/"` are the root.
+    /// Throws `.notFound("No such directory")`, `.conflict("Malformed path")`.
+    func entries(uri: String, recursive: Bool) async throws -> [DatabaseEntry]
+
+    /// `listfiles`: the raw storage listing (every regular file and directory, unsorted as the file system
+    /// returns them).
+    func files(uri: String) async throws -> [StorageFileEntry]
+
+    /// `update`/`rescan`: queues a job and returns its id at once (never blocks).
+    /// Throws `.conflict("Malformed path")`, or `ACKError(.updateAlready, "Update queue is full")`.
+    func startUpdate(uri: String, rescan: Bool) throws -> Int
+
+    /// The id of the running update job, for `status`'s `updating_db` (never blocks).
+    var updatingJobID: Int? { get }
+
+    /// `readcomments`: the file's raw metadata pairs.
+    func comments(uri: String) async throws -> [(key: String, value: String)]
+
+    /// `albumart`: the whole cover file of the song's directory. Throws `.notFound("No file exists")`.
+    func albumArt(uri: String) async throws -> [UInt8]
+
+    /// `readpicture`: the first embedded picture, or nil.
+    func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)?
+
+    /// The database part of `stats`.
+    func statistics() async throws -> DatabaseStatistics
+}
+
+/// One record of a database listing.
+public enum DatabaseEntry: Sendable, Equatable {
+    case directory(path: String, lastModified: Int64?)
+    case song(Song)
+    case playlist(path: String, lastModified: Int64?)
+}
+
+/// One `listfiles` record.
+public struct StorageFileEntry: Sendable, Equatable {
+    public var name: String
+    public var isDirectory: Bool
+    public var size: Int64
+    public var lastModified: Int64
+    public init(name: String, isDirectory: Bool, size: Int64, lastModified: Int64) {
+        self.name = name
+        self.isDirectory = isDirectory
+        self.size = size
+        self.lastModified = lastModified
+    }
+}
+
+public struct DatabaseStatistics: Sendable, Equatable {
+    public var artists: Int
+    public var albums: Int
+    public var songs: Int
+    /// Whole seconds.
+    public var playtime: Int64
+    /// UNIX seconds of the last update, when known.
+    public var lastUpdate: Int64?
+    public init(artists: Int, albums: Int, songs: Int, playtime: Int64, lastUpdate: Int64?) {
+        self.artists = artists
+        self.albums = albums
+        self.songs = songs
+        self.playtime = playtime
+        self.lastUpdate = lastUpdate
+    }
 }
 
 /// Database failures, mapped to ACKs in one place (`ACKError+Mapping.swift`).

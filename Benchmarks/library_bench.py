@@ -1,0 +1,376 @@
+#!/usr/bin/python3
+"""Library benchmarks, NoSignal side by side with real MPD in one run, reported as ratios.
+
+Usage: library_bench.py PATH/TO/nosignal [--small N] [--large N] [--queue N] [--rounds N] [--only-mpd]
+  defaults: --small 5000 --large 100000 --queue 10000 --rounds 15
+
+Measured, for each server in turn (MPD first, then NoSignal), on loopback with a null output:
+  update      `update` of a SMALL-song library: the time from sending `update` until `status` no longer
+              shows `updating_db:` (polled every 5 ms), then `stats` must count every song.
+  update-large the same for the LARGE-song library (informative: it is how the large database is built).
+  search      `search any "x"` on the LARGE database (case-insensitive substring over every tag of
+              every song; no song matches, so this is the matching cost alone) — median of ROUNDS
+              requests, response fully read.
+  find        `find artist "Artist 042"` on the LARGE database (exact match, LARGE/500 results).
+  list        `list album group albumartist` on the LARGE database (what ncmpcpp's media library does).
+  playlistinfo `playlistinfo` of a QUEUE-song queue (the queue is built with one `add` of a folder).
+  rss         VmRSS of the server process (/proc/PID/status) with the LARGE database loaded, after the
+              queries and with the QUEUE-song queue.
+
+A NoSignal measurement whose command is missing (an ACK, or no songs after the update) is skipped with a
+line saying why; the run never fails for that. Exit status is non-zero only if MPD itself misbehaves.
+
+How the libraries are made (fast, deterministic, cached): one FLAC template (8 kHz mono, 20 ms, made by
+ffmpeg) is written under every name with its own Vorbis comment block (ARTIST "Artist NNN" (500 values),
+ALBUMARTIST, ALBUM "Album NNNN" (1000 values), TITLE "Title N", TRACKNUMBER, DATE, GENRE (20 values)) by
+this script in Python: about 1 KB per file; 100,000 files take ~20 s the first time and are cached in
+$TMPDIR/nosignal-benchlib-<N>-v1 (delete it to regenerate). Layout: dNN/aNNN/NNNNNN.flac, 100 songs per
+folder, 10,000 per top-level folder (so `add "d00"` builds a 10,000-song queue).
+
+Each server runs in a fresh temporary directory whose music_directory is empty at start-up (so no
+start-up scan); the cached tree is then moved in with a rename (same filesystem) and `update` is sent,
+which measures exactly the `update` command. The tree is moved back to the cache afterwards.
+Typical run time: a few minutes, most of it MPD's and NoSignal's scan of the large library.
+"""
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ARGS = None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Library generation
+
+def flac_template():
+    """STREAMINFO block bytes and the audio frames of a tiny FLAC made by ffmpeg."""
+    path = os.path.join(tempfile.gettempdir(), f"nosignal-bench-template-{os.getpid()}.flac")
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi",
+                    "-i", "sine=frequency=440:duration=0.02:sample_rate=8000", "-map_metadata", "-1",
+                    "-c:a", "flac", "-sample_fmt", "s16", "-fflags", "+bitexact", "-flags:a", "+bitexact", path],
+                   check=True)
+    data = open(path, "rb").read()
+    os.unlink(path)
+    assert data[:4] == b"fLaC"
+    pos, streaminfo = 4, None
+    while True:
+        header = data[pos]
+        length = int.from_bytes(data[pos + 1:pos + 4], "big")
+        if header & 0x7F == 0:
+            streaminfo = data[pos + 4:pos + 4 + length]
+        pos += 4 + length
+        if header & 0x80:
+            break
+    return streaminfo, data[pos:]
+
+
+def comment_block(tags):
+    vendor = b"nosignal-bench"
+    body = struct.pack("<I", len(vendor)) + vendor + struct.pack("<I", len(tags))
+    for key, value in tags:
+        raw = f"{key}={value}".encode()
+        body += struct.pack("<I", len(raw)) + raw
+    return body
+
+
+def make_library(count):
+    """The cached tree of `count` songs; returns its path."""
+    base = os.path.join(tempfile.gettempdir(), f"nosignal-benchlib-{count}-v1")
+    tree = os.path.join(base, "tree")
+    if os.path.exists(os.path.join(base, "complete")):
+        return tree
+    shutil.rmtree(base, ignore_errors=True)
+    started = time.time()
+    streaminfo, audio = flac_template()
+    head = b"fLaC" + bytes([0]) + len(streaminfo).to_bytes(3, "big") + streaminfo
+    stamp = 1577934245  # 2020-01-02T03:04:05Z
+    for i in range(count):
+        top, album = divmod(i // 100, 100)
+        folder = os.path.join(tree, f"d{top:02d}", f"a{album:03d}")
+        if i % 100 == 0:
+            os.makedirs(folder, exist_ok=True)
+        artist = i % 500
+        tags = [("ARTIST", f"Artist {artist:03d}"), ("ALBUMARTIST", f"Artist {artist:03d}"),
+                ("ALBUM", f"Album {(i // 100) % 1000:04d}"), ("TITLE", f"Title {i}"),
+                ("TRACKNUMBER", str(i % 100 + 1)), ("DATE", str(1960 + i % 60)), ("GENRE", f"Genre {i % 20}")]
+        block = comment_block(tags)
+        path = os.path.join(folder, f"{i:06d}.flac")
+        with open(path, "wb") as f:
+            f.write(head + bytes([0x84]) + len(block).to_bytes(3, "big") + block + audio)
+        os.utime(path, (stamp, stamp))
+    for root, dirs, _ in os.walk(tree):
+        for d in dirs:
+            os.utime(os.path.join(root, d), (stamp, stamp))
+    open(os.path.join(base, "complete"), "w").close()
+    print(f"  (generated the {count}-song library in {time.time() - started:.1f} s: {tree})", flush=True)
+    return tree
+
+
+# ---------------------------------------------------------------------------------------------------
+# Servers and a minimal client
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Ack(Exception):
+    pass
+
+
+class Client:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=600)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.file = self.sock.makefile("rb", buffering=1 << 20)
+        greeting = self.file.readline()
+        if not greeting.startswith(b"OK MPD "):
+            raise RuntimeError(f"bad greeting {greeting!r}")
+
+    def raw(self, command):
+        """Sends one command, returns the raw response lines (without OK); raises Ack."""
+        self.sock.sendall(command.encode() + b"\n")
+        lines = []
+        while True:
+            line = self.file.readline()
+            if not line:
+                raise RuntimeError("connection closed")
+            if line == b"OK\n":
+                return lines
+            if line.startswith(b"ACK "):
+                raise Ack(line.decode(errors="replace").strip())
+            lines.append(line)
+
+    def pairs(self, command):
+        return dict(line.decode().rstrip("\n").split(": ", 1) for line in self.raw(command))
+
+    def close(self):
+        try:
+            self.sock.sendall(b"close\n")
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class Server:
+    def __init__(self, kind):
+        self.kind = kind
+        self.dir = tempfile.mkdtemp(prefix=f"bench-lib-{kind}-")
+        self.music = os.path.join(self.dir, "music")
+        for sub in ("music", "playlists", "data", "cache", "home"):
+            os.makedirs(os.path.join(self.dir, sub))
+        self.port = free_port()
+        conf = os.path.join(self.dir, "server.conf")
+        lines = [f'music_directory "{self.music}"', f'playlist_directory "{self.dir}/playlists"',
+                 f'db_file "{self.dir}/database"', f'state_file "{self.dir}/state"',
+                 'bind_to_address "127.0.0.1"', f'port "{self.port}"', 'max_output_buffer_size "65536"',
+                 'audio_output {', ' type "null"', ' name "null"', ' mixer_type "software"', '}']
+        if kind == "mpd":
+            lines.append('zeroconf_enabled "no"')
+            cmd = ["mpd", "--no-daemon", "--stderr", conf]
+        else:
+            lines += [f'data_directory "{self.dir}/data"', f'cache_directory "{self.dir}/cache"']
+            cmd = [ARGS.binary, "--config", conf]
+        with open(conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.log = open(os.path.join(self.dir, "server.log"), "w")
+        env = dict(os.environ, HOME=os.path.join(self.dir, "home"))
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while True:
+            try:
+                self.client = Client(self.port)
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"{kind} did not start; see {self.log.name}")
+                time.sleep(0.05)
+        self.wait_for_update(30)
+
+    def wait_for_update(self, timeout):
+        deadline = time.time() + timeout
+        while "updating_db" in self.client.pairs("status"):
+            if time.time() > deadline:
+                raise TimeoutError("update still running")
+            time.sleep(0.005)
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return None
+
+    def stop(self):
+        try:
+            self.client.close()
+        except Exception:
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Measurements
+
+def timed_update(server, tree, name, expected, timeout):
+    """Moves `tree` into the server's music directory as `name`, runs `update`, returns seconds."""
+    target = os.path.join(server.music, name)
+    os.rename(tree, target)
+    try:
+        started = time.perf_counter()
+        server.client.raw("update")
+        server.wait_for_update(timeout)
+        elapsed = time.perf_counter() - started
+    finally:
+        pass
+    songs = int(server.client.pairs("stats").get("songs", "0"))
+    if songs != expected:
+        raise Ack(f"stats counts {songs} songs after the update, expected {expected}")
+    return elapsed
+
+
+def give_back(server, tree, name):
+    target = os.path.join(server.music, name)
+    if os.path.exists(target):
+        os.rename(target, tree)
+
+
+def median_time(client, command, rounds, expect_songs=None):
+    lines = client.raw(command)  # warm-up (and the Ack check)
+    if expect_songs is not None:
+        songs = sum(1 for line in lines if line.startswith(b"file: "))
+        if songs != expect_songs:
+            raise Ack(f"{command} returned {songs} songs, expected {expect_songs}")
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        client.raw(command)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def measure(kind, small_tree, large_tree):
+    """Returns {metric: value or 'skipped: reason'}."""
+    results = {}
+
+    def attempt(metric, body):
+        try:
+            results[metric] = body()
+        except Ack as error:
+            results[metric] = f"skipped: {error}"
+        except TimeoutError as error:
+            results[metric] = f"skipped: {error}"
+        print(f"  {kind:8s} {metric:13s} {format_value(metric, results[metric])}", flush=True)
+        return not isinstance(results[metric], str)
+
+    # update of the small library
+    server = Server(kind)
+    try:
+        attempt("update", lambda: timed_update(server, small_tree, "small", ARGS.small, 300))
+    finally:
+        give_back(server, small_tree, "small")
+        server.stop()
+
+    # the large database: update, queries, queue, memory
+    server = Server(kind)
+    try:
+        if attempt("update-large", lambda: timed_update(server, large_tree, "large", ARGS.large, 900)):
+            attempt("rss-db", server.rss_kib)
+            attempt("search", lambda: median_time(server.client, 'search any "x"', ARGS.rounds, 0))
+            attempt("find", lambda: median_time(server.client, 'find artist "Artist 042"', ARGS.rounds,
+                                                     len(range(42, ARGS.large, 500))))
+            attempt("list", lambda: median_time(server.client, "list album group albumartist", ARGS.rounds))
+
+            def queue():
+                server.client.raw("clear")
+                server.client.raw('add "large/d00"' if ARGS.queue == 10000 else 'add "large"')
+                length = int(server.client.pairs("status").get("playlistlength", "0"))
+                if length != min(ARGS.queue, ARGS.large):
+                    raise Ack(f"the queue has {length} songs")
+                return median_time(server.client, "playlistinfo", ARGS.rounds, length)
+            attempt("playlistinfo", queue)
+            attempt("rss", server.rss_kib)
+        else:
+            for metric in ("rss-db", "search", "find", "list", "playlistinfo", "rss"):
+                results[metric] = "skipped: no large database"
+    finally:
+        give_back(server, large_tree, "large")
+        server.stop()
+    return results
+
+
+def format_value(metric, value):
+    if isinstance(value, str):
+        return value
+    if metric.startswith("rss"):
+        return f"{value / 1024:8.1f} MiB"
+    if metric.startswith("update"):
+        return f"{value:8.2f} s"
+    return f"{value * 1000:8.2f} ms"
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary", nargs="?", default=".build/release/nosignal")
+    parser.add_argument("--small", type=int, default=5000)
+    parser.add_argument("--large", type=int, default=100000)
+    parser.add_argument("--queue", type=int, default=10000)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--only-mpd", action="store_true")
+    ARGS = parser.parse_args()
+    ARGS.binary = os.path.abspath(ARGS.binary)
+    if ARGS.large < 10000 and ARGS.queue == 10000:
+        ARGS.queue = ARGS.large
+
+    started = time.time()
+    small_tree = make_library(ARGS.small)
+    large_tree = make_library(ARGS.large)
+    kinds = ["mpd"] + ([] if ARGS.only_mpd else ["nosignal"])
+    if "nosignal" in kinds and not os.access(ARGS.binary, os.X_OK):
+        print(f"  NoSignal: skipped, no executable at {ARGS.binary}")
+        kinds = ["mpd"]
+    print(f"library benchmarks: update of {ARGS.small} songs; queries on {ARGS.large} songs "
+          f"(median of {ARGS.rounds}); playlistinfo of {min(ARGS.queue, ARGS.large)} songs")
+    results = {}
+    for kind in kinds:
+        try:
+            results[kind] = measure(kind, small_tree, large_tree)
+        except Exception as error:  # a server that cannot start
+            if kind == "mpd":
+                raise
+            print(f"  nosignal skipped: {type(error).__name__}: {error}")
+            results[kind] = {}
+    print("\nsummary (ratio NoSignal/MPD; below 1 = NoSignal faster or smaller)")
+    for metric in ("update", "update-large", "search", "find", "list", "playlistinfo", "rss-db", "rss"):
+        mpd = results["mpd"].get(metric)
+        line = f"  {metric:13s} MPD {format_value(metric, mpd) if mpd is not None else '-':>12s}"
+        other = results.get("nosignal", {}).get(metric)
+        if other is not None:
+            line += f"   NoSignal {format_value(metric, other):>12s}"
+            if not isinstance(mpd, str) and not isinstance(other, str) and mpd:
+                line += f"   ratio {other / mpd:6.2f}×"
+        elif "nosignal" in kinds:
+            line += "   NoSignal skipped"
+        print(line)
+    print(f"(total {time.time() - started:.0f} s)")
+    if any(isinstance(v, str) for v in results["mpd"].values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+import CFFmpeg
+import CShim
+import PlayerCore
+
+/// Reads tags, duration, audio format and the embedded picture of a file with libavformat (no decoding), like
+/// MPD's FFmpeg plugin `ScanStream` (`src/decoder/plugins/FfmpegDecoderPlugin.cxx`, `FfmpegMetaData.cxx`).
+public struct FFmpegInspector: AudioFileInspector {
+    public let suffixes: Set<String>
+
+    public init(suffixes: Set<String>? = nil) {
+        self.suffixes = suffixes ?? Set(FFmpegCatalog.formats().suffixes)
+    }
+
+    public enum InspectError: Error, CustomStringConvertible {
+        case open(path: String, message: String)
+        case noAudio(path: String)
+        public var description: String {
+            switch self {
+            case .open(let path, let message): "cannot open \(path): \(message)"
+            case .noAudio(let path): "no audio stream in \(path)"
+            }
+        }
+    }
+
+    public func inspect(path: String, includePicture: Bool) throws -> InspectedFile {
+        av_log_set_level(AV_LOG_QUIET)
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let status = avformat_open_input(&context, path, nil, nil)
+        guard status >= 0, let format = context else {
+            throw InspectError.open(path: path, message: Self.errorText(status))
+        }
+        defer { avformat_close_input(&context) }
+        let found = avformat_find_stream_info(format, nil)
+        guard found >= 0 else { throw InspectError.open(path: path, message: Self.errorText(found)) }
+
+        var audio: UnsafeMutablePointer<AVStream>?
+        var picture: InspectedFile.Picture?
+        for index in 0..<Int(format.pointee.nb_streams) {
+            guard let stream = format.pointee.streams[index] else { continue }
+            let parameters = stream.pointee.codecpar.pointee
+            if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+                if includePicture, picture == nil, let data = stream.pointee.attached_pic.data,
+                   stream.pointee.attached_pic.size > 0 {
+                    let bytes = Array(UnsafeBufferPointer(start: data, count: Int(stream.pointee.attached_pic.size)))
+                    picture = .init(data: bytes, mimeType: Self.mimeType(parameters.codec_id))
+                }
+                continue
+            }
+            if audio == nil, parameters.codec_type == AVMEDIA_TYPE_AUDIO { audio = stream }
+        }
+        guard let audio else { throw InspectError.noAudio(path: path) }
+
+        var result = InspectedFile()
+        let nopts = nosignal_av_nopts_value()
+        if audio.pointee.duration != nopts, audio.pointee.duration > 0 {
+            let base = audio.pointee.time_base
+            result.duration = Self.milliseconds(Double(audio.pointee.duration) * Double(base.num) / Double(base.den))
+        } else if format.pointee.duration != nopts, format.pointee.duration > 0 {
+            result.duration = Self.milliseconds(Double(format.pointee.duration) / Double(AV_TIME_BASE))
+        }
+        result.audioFormat = Self.audioFormat(audio.pointee.codecpar.pointee)
+
+        let container = format.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
+        if container == "flac" || container == "ogg", let comments = VorbisComments.read(path: path) {
+            // Vorbis comments in file order, as MPD's FLAC/Vorbis/Opus plugins see them.
+            result.comments = comments
+            for (key, value) in comments {
+                guard let name = Self.vorbisTagName(forKey: key) else { continue }
+                Self.append(name, value, to: &result.tags)
+            }
+        } else {
+            // Container metadata, then the audio stream's.
+            var pairs: [(key: String, value: String)] = []
+            for dictionary in [format.pointee.metadata, audio.pointee.metadata] {
+                for (key, value) in Self.pairs(dictionary) { pairs.append((key, value)) }
+            }
+            // MPD reads mp3 tags with libid3tag, which reports no raw pairs; other formats show FFmpeg's.
+            result.comments = container == "mp3" ? [] : pairs
+            let table = container == "mp3" ? Self.id3Order : Self.ffmpegOrder
+            for (name, keys) in table {
+                for key in keys {
+                    for pair in pairs where pair.key.lowercased() == key {
+                        for part in Self.splitValues(pair.value) { Self.append(name, part, to: &result.tags) }
+                    }
+                }
+            }
+        }
+        result.picture = picture
+        return result
+    }
+
+    static func pairs(_ dictionary: OpaquePointer?) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while true {
+            entry = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX)
+            guard let current = entry else { break }
+            pairs.append((String(cString: current.pointee.key), String(cString: current.pointee.value)))
+        }
+        return pairs
+    }
+
+    /// libavformat joins repeated Vorbis comments and ID3 multi-values with `;` (FFmpeg's `av_dict_set` with
+    /// `AV_DICT_APPEND` is not used for them: each is a separate entry), so values are taken as they come,
+    /// except the NUL-separated ID3v2.4 lists FFmpeg hands over as one string.
+    static func splitValues(_ value: String) -> [String] {
+        value.split(separator: "\0", omittingEmptySubsequences: true).map(String.init).filter { !$0.isEmpty }
+    }
+
+    /// MPD keeps durations in whole milliseconds (`SongTime::FromS` truncates).
+    static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded(.towardZero) / 1000 }
+
+    /// MPD's tag names as of 0.23 (`src/tag/Names.c`), in `TagType` order.
+    static let mpdNames = ["Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title",
+                           "Track", "Name", "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer",
+                           "Conductor", "Work", "Movement", "MovementNumber", "Ensemble", "Location", "Grouping",
+                           "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID",
+                           "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID",
+                           "MUSICBRAINZ_WORKID"]
+
+    /// The ID3 `TXXX` descriptions MPD reads (`tag/Id3MusicBrainz.cxx`), as FFmpeg names them.
+    static let txxx: [(String, [String])] = [
+        ("AlbumArtistSort", ["albumartistsort"]), ("MUSICBRAINZ_ARTISTID", ["musicbrainz artist id"]),
+        ("MUSICBRAINZ_ALBUMID", ["musicbrainz album id"]),
+        ("MUSICBRAINZ_ALBUMARTISTID", ["musicbrainz album artist id"]),
+        ("MUSICBRAINZ_TRACKID", ["musicbrainz track id"]),
+        ("MUSICBRAINZ_RELEASETRACKID", ["musicbrainz release track id"]),
+        ("MUSICBRAINZ_WORKID", ["musicbrainz work id"]),
+    ]
+
+    /// MPD's FFmpeg plugin (`FfmpegScanDictionary`): every tag by its own name in `TagType` order, then FFmpeg's
+    /// spellings (`ffmpeg_tags`), then the MusicBrainz `TXXX` names.
+    static let ffmpegOrder: [(String, [String])] = mpdNames.map { ($0, [$0.lowercased()]) } + [
+        ("AlbumArtist", ["album_artist"]), ("AlbumSort", ["album-sort"]), ("ArtistSort", ["artist-sort"]),
+        ("AlbumArtistSort", ["sort_album_artist"]), ("AlbumSort", ["sort_album"]), ("ArtistSort", ["sort_artist"]),
+    ] + txxx.filter { $0.0 != "AlbumArtistSort" }
+
+    /// MPD's ID3 scanner order (`src/tag/Id3Scan.cxx:scan_id3_tag`), with the keys libavformat gives the frames.
+    static let id3Order: [(String, [String])] = [
+        ("Artist", ["artist"]), ("AlbumArtist", ["album_artist"]), ("ArtistSort", ["artist-sort"]),
+        ("AlbumSort", ["album-sort"]), ("AlbumArtistSort", ["tso2"]), ("Title", ["title"]), ("Album", ["album"]),
+        ("Track", ["track"]), ("Date", ["date"]), ("OriginalDate", ["tdor", "originaldate"]), ("Genre", ["genre"]),
+        ("Composer", ["composer"]), ("Conductor", ["performer"]), ("Performer", ["tpe4"]),
+        ("Grouping", ["tit1", "grouping"]), ("Comment", ["comment"]), ("Disc", ["disc"]), ("Label", ["publisher"]),
+    ] + txxx
+
+    /// Vorbis comment names (`src/lib/xiph/XiphTags.cxx` and MPD's own names).
+    static let vorbisNames: [String: String] = {
+        var table = Dictionary(uniqueKeysWithValues: mpdNames.map { ($0.lowercased(), $0) })
+        table["tracknumber"] = "Track"
+        table["discnumber"] = "Disc"
+        table["album artist"] = "AlbumArtist"
+        table["description"] = "Comment"
+        return table
+    }()
+
+    public static func vorbisTagName(forKey key: String) -> String? { vorbisNames[key.lowercased()] }
+
+    /// `AddTagHandler::OnTag`: Track and Disc lose leading zeroes and anything after the digits (`3/10` → `3`);
+    /// empty values are dropped.
+    static func append(_ name: String, _ value: String, to tags: inout [Song.Tag]) {
+        var value = value
+        if name == "Track" || name == "Disc" {
+            let digits = value.drop { $0 == "0" }.prefix { $0.isASCII && $0.isNumber }
+            value = String(digits)
+        }
+        guard !value.isEmpty else { return }
+        tags.append(Song.Tag(name, value))
+    }
+
+    /// MPD's `samplerate:bits:channels`: integer formats give their (raw) bit depth, floating point `f`.
+    static func audioFormat(_ p: AVCodecParameters) -> String? {
+        guard p.sample_rate > 0 else { return nil }
+        let channels = p.ch_layout.nb_channels
+        let bits: String
+        switch p.codec_id {
+        case AV_CODEC_ID_MP3, AV_CODEC_ID_MP2:
+            bits = "24" // MPD's libmad decoder delivers 24-bit samples
+        case AV_CODEC_ID_OPUS:
+            bits = "16" // MPD's libopus decoder delivers 16-bit samples
+        default:
+            switch AVSampleFormat(rawValue: p.format) {
+            case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: bits = "8"
+            case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P: bits = "16"
+            case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
+                bits = p.bits_per_raw_sample > 0 && p.bits_per_raw_sample <= 24 ? "24" : "32"
+            case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP: bits = "f"
+            default:
+                if p.bits_per_raw_sample > 0 { bits = String(p.bits_per_raw_sample) } else { return nil }
+            }
+        }
+        return "\(p.sample_rate):\(bits):\(channels)"
+    }
+
+    static func mimeType(_ codec: AVCodecID) -> String? {
+        switch codec {
+        case AV_CODEC_ID_MJPEG: "image/jpeg"
+        case AV_CODEC_ID_PNG: "image/png"
+        case AV_CODEC_ID_GIF: "image/gif"
+        case AV_CODEC_ID_BMP: "image/bmp"
+        case AV_CODEC_ID_WEBP: "image/webp"
+        default: nil
+        }
+    }
+
+    static func errorText(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,98 @@
+import Glibc
+
+/// Reads the Vorbis comments of FLAC and Ogg (Vorbis, Opus) files as stored: every `KEY=value` in file order,
+/// repeated keys kept apart. libavformat joins repeated keys with `;`, which would merge multi-valued tags, so
+/// these formats are read here, as MPD's own FLAC/Vorbis/Opus plugins do (`src/lib/xiph/VorbisComments.cxx`).
+enum VorbisComments {
+    /// nil when the file is not FLAC or Ogg Vorbis/Opus, or has no comment header.
+    static func read(path: String) -> [(key: String, value: String)]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        guard fread(&magic, 1, 4, file) == 4 else { return nil }
+        if magic == Array("fLaC".utf8) { return readFLAC(file) }
+        if magic == Array("OggS".utf8) {
+            fseek(file, 0, SEEK_SET)
+            return readOgg(file)
+        }
+        return nil
+    }
+
+    static let limit = 16 << 20
+
+    static func readBytes(_ file: UnsafeMutablePointer<FILE>, _ count: Int) -> [UInt8]? {
+        guard count >= 0, count <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard count == 0 || fread(&bytes, 1, count, file) == count else { return nil }
+        return bytes
+    }
+
+    static func readFLAC(_ file: UnsafeMutablePointer<FILE>) -> [(key: String, value: String)]? {
+        while let header = readBytes(file, 4) {
+            let type = header[0] & 0x7F
+            let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+            if type == 4 {
+                guard let body = readBytes(file, length) else { return nil }
+                return parse(body[...])
+            }
+            if header[0] & 0x80 != 0 { return [] }
+            guard fseek(file, length, SEEK_CUR) == 0 else { return nil }
+        }
+        return nil
+    }
+
+    /// Reassembles the second packet of the first logical stream.
+    static func readOgg(_ file: UnsafeMutablePointer<FILE>) -> [(key: String, value: String)]? {
+        var serial: [UInt8]?
+        var packets: [[UInt8]] = []
+        var current: [UInt8] = []
+        while packets.count < 2, let header = readBytes(file, 27), header[0..<4].elementsEqual("OggS".utf8) {
+            let pageSerial = Array(header[14..<18])
+            guard let table = readBytes(file, Int(header[26])),
+                  let body = readBytes(file, table.reduce(0) { $0 + Int($1) }) else { return nil }
+            if serial == nil { serial = pageSerial }
+            guard pageSerial == serial else { continue }
+            var offset = 0
+            for lacing in table {
+                current.append(contentsOf: body[offset..<offset + Int(lacing)])
+                offset += Int(lacing)
+                if lacing < 255 {
+                    packets.append(current)
+                    current = []
+                    if packets.count == 2 { break }
+                }
+            }
+            if current.count > limit { return nil }
+        }
+        guard packets.count == 2 else { return nil }
+        let packet = packets[1]
+        if packet.starts(with: [3] + Array("vorbis".utf8)) { return parse(packet[7...]) }
+        if packet.starts(with: Array("OpusTags".utf8)) { return parse(packet[8...]) }
+        return nil
+    }
+
+    /// vendor length + vendor, count, then length-prefixed `KEY=value` strings (little-endian).
+    static func parse(_ data: ArraySlice<UInt8>) -> [(key: String, value: String)]? {
+        var index = data.startIndex
+        func u32() -> Int? {
+            guard data.endIndex - index >= 4 else { return nil }
+            let value = Int(data[index]) | Int(data[index + 1]) << 8 | Int(data[index + 2]) << 16
+                | Int(data[index + 3]) << 24
+            index += 4
+            return value
+        }
+        guard let vendor = u32(), data.endIndex - index >= vendor else { return nil }
+        index += vendor
+        guard let count = u32() else { return nil }
+        var pairs: [(key: String, value: String)] = []
+        for _ in 0..<count {
+            guard let length = u32(), data.endIndex - index >= length else { break }
+            let entry = data[index..<index + length]
+            index += length
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            pairs.append((String(decoding: entry[..<equals], as: UTF8.self),
+                          String(decoding: entry[(equals + 1)...], as: UTF8.self)))
+        }
+        return pairs
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+import MPDProtocol
+import Synchronization
+
+/// Translates a `FilterExpression` into an SQL condition on `song AS s` with MPD's matching rules
+/// (`src/song/TagSongFilter.cxx`, `StringFilter.cxx`, `UriSongFilter`, `BaseSongFilter` …); see the rules listed on
+/// `FilterExpression`. Every condition is 0 or 1, never NULL, so `NOT` is always the complement.
+enum FilterSQL {
+    static func condition(_ expression: FilterExpression) -> SQL {
+        switch expression {
+        case .and(let items):
+            guard !items.isEmpty else { return "1" }
+            return "(" + items.map(condition).joined(separator: " AND ") + ")"
+        case .not(let inner):
+            return "NOT (" + condition(inner) + ")"
+        case .tag(.tag(let tag), let match):
+            return tagCondition(tag, match)
+        case .tag(.any, let match):
+            let sql: SQL = "s.id IN (SELECT song_id FROM song_tag WHERE \(valueCondition(match)))"
+            return match.negated ? "NOT (" + sql + ")" : sql
+        case .tag(.file, let match):
+            let sql = stringCondition(match, raw: "s.uri", folded: "mpd_fold(s.uri)")
+            return match.negated ? "NOT (" + sql + ")" : sql
+        case .base(let directory):
+            return baseCondition(directory)
+        case .modifiedSince(let time):
+            return "coalesce(s.last_modified >= \(time), 0)"
+        case .addedSince(let time):
+            return "coalesce(s.added >= \(time), 0)"
+        case .audioFormat(let format):
+            return "mpd_audio_format(\(Int64(format.sampleRate)), \(format.sampleFormat?.rawValue), \(Int64(format.channels)), s.audio_format)"
+        case .priority(let atLeast):
+            // Database songs have priority 0.
+            return atLeast <= 0 ? "1" : "0"
+        case .nothing:
+            return "0"
+        }
+    }
+
+    /// `uri_is_child_or_same(base, uri)`. The range test on the unique `uri` index is bytewise, as SQLite compares
+    /// TEXT with memcmp: every URI that starts with `dir/` lies in [`dir/`, `dir0`).
+    static func baseCondition(_ directory: String) -> SQL {
+        let lower = directory + "/"
+        let upper = directory + "0"
+        return "(s.uri = \(directory) OR (s.uri >= \(lower) AND s.uri < \(upper)))"
+    }
+
+    /// The tags a filter on `tag` looks at when the song lacks it (`ApplyTagWithFallback`, MPD 0.24).
+    static func filterChain(_ tag: TagName) -> [TagName] {
+        switch tag {
+        case .albumArtistSort: [.albumArtistSort, .albumArtist, .artist]
+        case .albumArtist, .artistSort: [tag, .artist]
+        case .albumSort: [tag, .album]
+        case .titleSort: [tag, .title]
+        case .composerSort: [tag, .composer]
+        default: [tag]
+        }
+    }
+
+    /// `TagSongFilter::Match`: the first tag of the chain the song has decides; if it has none, an empty value
+    /// matches. Negation inverts the whole result.
+    static func tagCondition(_ tag: TagName, _ match: StringMatch) -> SQL {
+        let chain = filterChain(tag)
+        let condition = valueCondition(match)
+        func matching(_ t: TagName) -> SQL {
+            "s.id IN (SELECT song_id FROM song_tag WHERE tag = \(t.rawValue) AND \(condition))"
+        }
+        let sql: SQL
+        if chain.count == 1, !match.value.isEmpty {
+            sql = matching(tag)
+        } else {
+            var cases: SQL = "CASE"
+            for t in chain {
+                cases = cases + " WHEN s.id IN (SELECT song_id FROM song_tag WHERE tag = \(t.rawValue)) THEN " + matching(t)
+            }
+            sql = cases + " ELSE \(match.value.isEmpty ? 1 : 0) END"
+        }
+        return match.negated ? "NOT (" + sql + ")" : sql
+    }
+
+    /// The comparison on `song_tag.value` (or `value_folded`), ignoring negation.
+    static func valueCondition(_ match: StringMatch) -> SQL {
+        stringCondition(match, raw: "value", folded: "value_folded")
+    }
+
+    static func stringCondition(_ match: StringMatch, raw: String, folded: String) -> SQL {
+        if match.kind == .regex {
+            return "mpd_regex(\(match.value), \(match.foldCase ? 1 : 0), \(sql: raw))"
+        }
+        let column = match.foldCase ? folded : raw
+        let needle = match.foldCase ? CaseFolding.fold(match.value) : match.value
+        switch match.kind {
+        case .equals: return "\(sql: column) = \(needle)"
+        case .contains: return "instr(\(sql: column), \(needle)) > 0"
+        case .startsWith: return "instr(\(sql: column), \(needle)) = 1"
+        case .regex: fatalError("handled above")
+        }
+    }
+
+    /// The top-level `base` MPD uses as the selection's URI (`SongFilter::GetBase`): the first `base` among the
+    /// items of the outermost `AND` (nested `AND`s are flattened by MPD's optimiser).
+    static func selectionBase(_ expression: FilterExpression) -> String? {
+        switch expression {
+        case .base(let directory): return directory
+        case .and(let items):
+            for item in items { if let base = selectionBase(item) { return base } }
+            return nil
+        default: return nil
+        }
+    }
+}
+
+/// The SQL functions the translated filters call. They are registered on each connection before a query.
+enum FilterFunctions {
+    final class CompiledRegex: @unchecked Sendable {
+        let regex: NSRegularExpression
+        init(_ regex: NSRegularExpression) { self.regex = regex }
+    }
+
+    private static let cache = Mutex<[String: CompiledRegex]>([:])
+
+    /// Compiles like MPD's `RegexPointer` (`PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE`, plus `PCRE2_CASELESS`).
+    static func compile(_ pattern: String, caseless: Bool) throws -> CompiledRegex {
+        let key = (caseless ? "i" : "c") + pattern
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        var options: NSRegularExpression.Options = [.dotMatchesLineSeparators]
+        if caseless { options.insert(.caseInsensitive) }
+        let compiled = CompiledRegex(try NSRegularExpression(pattern: pattern, options: options))
+        cache.withLock { cache in
+            if cache.count > 256 { cache.removeAll() }
+            cache[key] = compiled
+        }
+        return compiled
+    }
+
+    /// MPD's text for a pattern that does not compile. PCRE2's own messages are not available here, so the text
+    /// after the colon differs from MPD's.
+    static func validate(_ pattern: String, caseless: Bool) throws(ACKError) {
+        do {
+            _ = try compile(pattern, caseless: caseless)
+        } catch {
+            throw ACKError(.arg, "Error in regex at offset 0: invalid regular expression")
+        }
+    }
+
+    static let regex = DatabaseFunction("mpd_regex", argumentCount: 3, pure: true) { values in
+        guard let pattern = String.fromDatabaseValue(values[0]),
+              let value = String.fromDatabaseValue(values[2]) else { return false }
+        let caseless = (Int.fromDatabaseValue(values[1]) ?? 0) != 0
+        let compiled = try compile(pattern, caseless: caseless)
+        let range = NSRange(value.startIndex..<value.endIndex, in: value)
+        return compiled.regex.firstMatch(in: value, options: [], range: range) != nil
+    }
+
+    static let fold = DatabaseFunction("mpd_fold", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map(CaseFolding.fold)
+    }
+
+    /// `AudioFormat::MatchMask` against a stored `rate:bits:channels` (or `dsdN:channels`) string.
+    static let audioFormat = DatabaseFunction("mpd_audio_format", argumentCount: 4, pure: true) { values in
+        guard let stored = String.fromDatabaseValue(values[3]) else { return false }
+        let rate = UInt32(Int.fromDatabaseValue(values[0]) ?? 0)
+        let format = String.fromDatabaseValue(values[1]).flatMap(AudioFormatMatch.SampleFormat.init(rawValue:))
+        let channels = UInt8(Int.fromDatabaseValue(values[2]) ?? 0)
+        guard let parsed = parseAudioFormat(stored) else { return false }
+        return AudioFormatMatch(sampleRate: rate, sampleFormat: format, channels: channels)
+            .matches(sampleRate: parsed.rate, sampleFormat: parsed.format, channels: parsed.channels)
+    }
+
+    static func parseAudioFormat(_ text: String) -> (rate: UInt32, format: AudioFormatMatch.SampleFormat, channels: UInt8)? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, parts[0].hasPrefix("dsd"), let n = UInt32(parts[0].dropFirst(3)), let c = UInt8(parts[1]) {
+            return (n * 44100 / 8, .dsd, c)
+        }
+        guard parts.count == 3, let rate = UInt32(parts[0]), let channels = UInt8(parts[2]) else { return nil }
+        let bits = parts[1] == "24_3" ? "24" : String(parts[1])
+        guard let format = AudioFormatMatch.SampleFormat(rawValue: bits) else { return nil }
+        return (rate, format, channels)
+    }
+
+    static func register(_ db: Database) {
+        db.add(function: regex)
+        db.add(function: fold)
+        db.add(function: audioFormat)
+    }
+}

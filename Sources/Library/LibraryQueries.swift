@@ -1,0 +1,298 @@
+import GRDB
+import MPDProtocol
+import PlayerCore
+
+/// The database queries of the protocol (`find`, `search`, `count`, `list` …) over the library's SQLite file.
+/// Filters become SQL (`FilterSQL`); MPD's walk order, `sort` and `window` are applied in Swift on the matching
+/// rows, then only the songs to print are loaded. Errors are thrown as the ACKs MPD answers.
+public final class LibraryQueries: Sendable {
+    let writer: any DatabaseWriter
+
+    public init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    public convenience init(_ database: LibraryDatabase) {
+        self.init(writer: database.writer)
+    }
+
+    /// Compiles a `=~` pattern as the filter parser's `validateRegex` hook.
+    public func validateRegex(_ pattern: String, caseless: Bool) throws(ACKError) {
+        try FilterFunctions.validate(pattern, caseless: caseless)
+    }
+
+    // MARK: find / search
+
+    /// `find` / `search`: the matching songs in MPD's database order, or sorted (stable) by `query.sort`, then cut to
+    /// `query.window`.
+    public func songs(matching query: FilterQuery) async throws -> [Song] {
+        try await read { db in
+            try Self.checkBase(query.expression, db)
+            let ids = try Self.orderedIDs(query, db)
+            return try Self.loadSongs(ids, db)
+        }
+    }
+
+    /// `list file`: the URIs of the matching songs in database order.
+    public func uris(matching expression: FilterExpression?) async throws -> [String] {
+        try await read { db in
+            let expression = expression ?? .and([])
+            try Self.checkBase(expression, db)
+            let ids = try Self.orderedIDs(FilterQuery(expression: expression), db)
+            var uris: [String] = []
+            uris.reserveCapacity(ids.count)
+            for chunk in Self.chunks(ids) {
+                let rows = try Row.fetchAll(db, sql: "SELECT id, uri FROM song WHERE id IN (\(chunk))")
+                var byID: [Int64: String] = [:]
+                for row in rows { byID[row[0]] = row[1] }
+                for id in Self.ids(chunk) { if let uri = byID[id] { uris.append(uri) } }
+            }
+            return uris
+        }
+    }
+
+    // MARK: count
+
+    /// `count` / `searchcount`: one row (`group` nil) with the number of songs and the total play time in whole
+    /// seconds, or one row per value of the group tag (with fallbacks; `""` for songs without it), sorted bytewise.
+    /// A song with several values counts once for each.
+    public func count(_ query: CountQuery) async throws -> [(group: String?, songs: Int, playtime: Int)] {
+        try await read { db in
+            try Self.checkBase(query.expression, db)
+            let condition = FilterSQL.condition(query.expression)
+            guard let group = query.group else {
+                let row = try Row.fetchOne(db, SQLRequest<Row>(literal: SQL("""
+                    SELECT count(*), coalesce(sum(CASE WHEN s.duration >= 0 THEN CAST(s.duration * 1000 AS INTEGER) \
+                    ELSE 0 END), 0) FROM song s WHERE 
+                    """) + condition))!
+                let songs: Int = row[0]
+                let millis: Int64 = row[1]
+                return [(nil, songs, Int(millis / 1000))]
+            }
+            let everything = Self.matchesEverything(query.expression)
+            let prefix: SQL = everything ? "WITH v AS (" : "WITH m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + condition + "), v AS ("
+            let sql: SQL = prefix + Self.valuesSQL(group, songs: everything ? nil : "m") + ") "
+                + "SELECT v.value, count(*), coalesce(sum(CASE WHEN s.duration >= 0 THEN CAST(s.duration * 1000 AS INTEGER) ELSE 0 END), 0) "
+                + "FROM v JOIN song s ON s.id = v.id GROUP BY v.value ORDER BY v.value"
+            return try Row.fetchAll(db, SQLRequest<Row>(literal: sql)).map { row in
+                let millis: Int64 = row[2]
+                return (group: row[0] as String?, songs: row[1] as Int, playtime: Int(millis / 1000))
+            }
+        }
+    }
+
+    // MARK: list
+
+    /// `list TAG [FILTER] [group G]…`: the distinct value tuples, outermost group first and the listed tag last,
+    /// sorted bytewise level by level (MPD's `RecursiveMap<std::string>`). Songs without a tag contribute `""`.
+    public func list(_ query: ListQuery) async throws -> [[String]] {
+        guard let tag = query.tag else {
+            return try await uris(matching: query.expression).map { [$0] }
+        }
+        return try await read { db in
+            let expression = query.expression ?? .and([])
+            try Self.checkBase(expression, db)
+            let levels = query.groups + [tag]
+            let everything = Self.matchesEverything(expression)
+            if levels.count == 1 {
+                // One level: the distinct values straight from the `(tag, value)` index (UNION dedupes).
+                var sql: SQL = everything ? "" : "WITH m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + FilterSQL.condition(expression) + ") "
+                sql = sql + "SELECT value FROM (" + Self.valuesSQL(tag, songs: everything ? nil : "m", withID: false) + ") ORDER BY value"
+                return try String.fetchAll(db, SQLRequest<String>(literal: sql)).map { [$0] }
+            }
+            var sql: SQL = "WITH m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + FilterSQL.condition(expression) + ")"
+            for (i, level) in levels.enumerated() {
+                sql = sql + SQL(sql: ", v\(i) AS (") + Self.valuesSQL(level, songs: "m") + ")"
+            }
+            let columns = levels.indices.map { "v\($0).value" }.joined(separator: ", ")
+            var from = "v0"
+            for i in levels.indices.dropFirst() { from += " JOIN v\(i) ON v\(i).id = v0.id" }
+            sql = sql + SQL(sql: " SELECT DISTINCT \(columns) FROM \(from) ORDER BY \(levels.indices.map { "\($0 + 1)" }.joined(separator: ", "))")
+            return try Row.fetchAll(db, SQLRequest<Row>(literal: sql)).map { row in
+                levels.indices.map { row[$0] as String }
+            }
+        }
+    }
+
+    // MARK: lookups
+
+    /// Whether a song with this URI is in the database (sticker commands need one).
+    public func songExists(uri: String) async throws -> Bool {
+        try await read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM song WHERE uri = ?", arguments: [uri]) ?? false }
+    }
+
+    // MARK: internals
+
+    /// The queries' own schema additions, registered after the library's migrations.
+    /// `(tag, song_id)` answers "which songs have tag T" (the empty-value rule, fallbacks, `list` and `count` of
+    /// songs without a tag) from the index alone; on 100,000 songs it makes `list artist` about three times faster.
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("queries-v1-tag-presence-index") { db in
+            try db.execute(sql: "CREATE INDEX song_tag_presence ON song_tag(tag, song_id)")
+        }
+    }
+
+    /// Whether an expression matches every song, so the queries can skip the filter.
+    static func matchesEverything(_ expression: FilterExpression?) -> Bool {
+        guard let expression else { return true }
+        if case .and(let items) = expression { return items.allSatisfy(matchesEverything) }
+        return false
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.read { db in
+            FilterFunctions.register(db)
+            return try body(db)
+        }
+    }
+
+    /// MPD visits the selection's base directory first and fails when it is neither a directory nor a song.
+    static func checkBase(_ expression: FilterExpression, _ db: Database) throws {
+        guard let base = FilterSQL.selectionBase(expression), !base.isEmpty else { return }
+        let exists = try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM directory WHERE path = ?) OR EXISTS (SELECT 1 FROM song WHERE uri = ?)
+            """, arguments: [base, base]) ?? false
+        guard exists else { throw ACKError(.noExist, "No such directory") }
+    }
+
+    /// `(id, value)` rows: each matching song's values of `tag`, or of the first fallback tag it has, or `""`
+    /// (`VisitTagWithFallbackOrEmpty`).
+    static func valuesSQL(_ tag: TagName, songs m: String?, withID: Bool = true) -> SQL {
+        let chain = FilterSQL.filterChain(tag)
+        let id = withID ? "t.song_id AS id, " : ""
+        var parts: [String] = []
+        for (i, t) in chain.enumerated() {
+            var part = "SELECT \(id)t.value AS value FROM song_tag t WHERE t.tag = \(t.rawValue)"
+            if let m { part += " AND t.song_id IN (SELECT id FROM \(m))" }
+            if i > 0 {
+                let earlier = chain[..<i].map { String($0.rawValue) }.joined(separator: ", ")
+                part += " AND t.song_id NOT IN (SELECT song_id FROM song_tag WHERE tag IN (\(earlier)))"
+            }
+            parts.append(part)
+        }
+        let all = chain.map { String($0.rawValue) }.joined(separator: ", ")
+        let songs = m ?? "song"
+        parts.append("SELECT \(withID ? "id, " : "")'' FROM \(songs) WHERE id NOT IN (SELECT song_id FROM song_tag WHERE tag IN (\(all)))")
+        return SQL(sql: parts.joined(separator: withID ? " UNION ALL " : " UNION "))
+    }
+
+    /// The chain `Tag::GetSortValue` follows: the tag, its non-`Sort` form, then the `AlbumArtist` → `Artist` fallback.
+    static func sortChain(_ tag: TagName) -> [TagName] {
+        switch tag {
+        case .albumArtistSort: [.albumArtistSort, .albumArtist, .artist]
+        case .albumArtist, .artistSort: [tag, .artist]
+        case .albumSort: [tag, .album]
+        case .titleSort: [tag, .title]
+        case .composerSort: [tag, .composer]
+        case .musicBrainzAlbumArtistID: [tag, .musicBrainzArtistID]
+        default: [tag]
+        }
+    }
+
+    private static func firstValue(_ tag: TagName) -> String {
+        "(SELECT value FROM song_tag WHERE song_id = s.id AND tag = \(tag.rawValue) ORDER BY position LIMIT 1)"
+    }
+
+    /// The matching song ids in MPD's walk order, stably sorted by the sort key, cut to the window.
+    static func orderedIDs(_ query: FilterQuery, _ db: Database) throws -> [Int64] {
+        var sortColumn = "NULL"
+        switch query.sort?.key {
+        case .tag(let tag)?:
+            sortColumn = "coalesce(" + sortChain(tag).map(firstValue).joined(separator: ", ") + ", '')"
+        case .lastModified?: sortColumn = "coalesce(s.last_modified, 0)"
+        case .added?: sortColumn = "coalesce(s.added, 0)"
+        case .priority?, nil: break
+        }
+        let sql = SQL(sql: """
+            SELECT s.id, s.uri, d.path, \(firstValue(.album)), \(firstValue(.disc)), \(firstValue(.track)), \(sortColumn) \
+            FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
+            """) + FilterSQL.condition(query.expression)
+        var entries: [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)] = []
+        let cursor = try Row.fetchCursor(db, SQLRequest<Row>(literal: sql))
+        while let row = try cursor.next() {
+            let disc: String? = row[4]
+            let track: String? = row[5]
+            let entry = WalkOrder.Entry(directory: row[2], album: row[3], disc: WalkOrder.number(disc),
+                                        track: WalkOrder.number(track), uri: row[1])
+            entries.append((row[0], entry, row[6]))
+        }
+        var unsorted: [String: Int64] = [:]
+        if !entries.isEmpty {
+            for row in try Row.fetchAll(db, sql: "SELECT path, unsorted FROM directory WHERE unsorted IS NOT NULL") {
+                unsorted[row[0]] = row[1]
+            }
+        }
+        WalkOrder.sort(&entries, unsorted: unsorted) { $0.entry }
+
+        if let sort = query.sort {
+            let descending = sort.descending
+            var indexed = Array(entries.enumerated())
+            switch sort.key {
+            case .tag(let tag) where tag == .track || tag == .disc:
+                let numbers = entries.map { WalkOrder.number(String.fromDatabaseValue($0.sort)) }
+                indexed.sort { a, b in
+                    let (x, y) = descending ? (numbers[b.offset], numbers[a.offset]) : (numbers[a.offset], numbers[b.offset])
+                    return x != y ? x < y : a.offset < b.offset
+                }
+            case .tag:
+                let values = entries.map { Array((String.fromDatabaseValue($0.sort) ?? "").utf8) }
+                indexed.sort { a, b in
+                    let (x, y) = descending ? (values[b.offset], values[a.offset]) : (values[a.offset], values[b.offset])
+                    return x != y ? x.lexicographicallyPrecedes(y) : a.offset < b.offset
+                }
+            case .lastModified, .added:
+                let times = entries.map { Int64.fromDatabaseValue($0.sort) ?? 0 }
+                indexed.sort { a, b in
+                    let (x, y) = (times[a.offset], times[b.offset])
+                    if x != y { return descending ? x > y : x < y }
+                    return a.offset < b.offset
+                }
+            case .priority:
+                break
+            }
+            entries = indexed.map(\.element)
+        }
+
+        var ids = entries.map(\.id)
+        if let window = query.window {
+            let start = min(window.start, ids.count)
+            let end = min(window.end ?? ids.count, ids.count)
+            ids = start < end ? Array(ids[start..<end]) : []
+        }
+        return ids
+    }
+
+    /// Comma-separated id lists of at most 500 ids, for `IN (…)` of integers.
+    static func chunks(_ ids: [Int64]) -> [String] {
+        stride(from: 0, to: ids.count, by: 500).map { start in
+            ids[start..<min(start + 500, ids.count)].map(String.init).joined(separator: ",")
+        }
+    }
+
+    static func ids(_ chunk: String) -> [Int64] { chunk.split(separator: ",").compactMap { Int64($0) } }
+
+    /// Loads full songs (tags in their stored order) for the ids, keeping the order of `ids`.
+    static func loadSongs(_ ids: [Int64], _ db: Database) throws -> [Song] {
+        var result: [Song] = []
+        result.reserveCapacity(ids.count)
+        for chunk in chunks(ids) {
+            var songs: [Int64: Song] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE id IN (\(chunk))
+                """)
+            while let row = try rows.next() {
+                songs[row[0]] = Song(uri: row[1], duration: row[2], lastModified: row[3], added: row[4], audioFormat: row[5])
+            }
+            let tags = try Row.fetchCursor(db, sql: """
+                SELECT song_id, tag, value FROM song_tag WHERE song_id IN (\(chunk)) ORDER BY song_id, position
+                """)
+            while let row = try tags.next() {
+                let id: Int64 = row[0]
+                guard let tag = TagName(rawValue: row[1]) else { continue }
+                songs[id]?.tags.append(Song.Tag(tag.mpdName, row[2]))
+            }
+            for id in Self.ids(chunk) { if let song = songs[id] { result.append(song) } }
+        }
+        return result
+    }
+}

@@ -1,0 +1,356 @@
+import Foundation
+import GRDB
+import Logging
+import MPDProtocol
+import PlayerCore
+import Synchronization
+
+/// One record of a database listing (`lsinfo`, `listall`, `listallinfo`).
+public enum LibraryEntry: Sendable, Equatable {
+    case directory(path: String, lastModified: Int64?)
+    case song(Song)
+    case playlist(path: String, lastModified: Int64?)
+}
+
+/// One entry of a raw storage listing (`listfiles`).
+public struct StorageEntry: Sendable, Equatable {
+    public var name: String
+    public var isDirectory: Bool
+    public var size: Int64
+    public var lastModified: Int64
+}
+
+public struct LibraryStats: Sendable, Equatable {
+    public var artists: Int
+    public var albums: Int
+    public var songs: Int
+    /// Seconds, summed over every song's duration (MPD sums `std::chrono` durations and prints whole seconds).
+    public var playtime: Int64
+    /// UNIX seconds of the last completed update, when known.
+    public var lastUpdate: Int64?
+}
+
+public enum LibraryError: Error, Equatable, Sendable {
+    /// "No such directory", "No such song", "No such file", "No file exists", …
+    case notFound(String)
+    /// ACK 2 text: "Malformed path", "Offset too large", "Bad file offset".
+    case argument(String)
+    /// ACK 54 text: "Update queue is full".
+    case updateBusy(String)
+    /// ACK 52 text, e.g. "Failed to open /music/x: No such file or directory".
+    case system(String)
+}
+
+/// The local music library: the SQLite database, the scanner and the update jobs. All methods block (SQLite and
+/// file I/O); callers run them off the event loop.
+public final class MusicLibrary: Sendable {
+    public let database: LibraryDatabase
+    /// Absolute path of `music_directory`, without a trailing slash.
+    public let musicDirectory: String
+    let inspector: any AudioFileInspector
+    let logger: Logger
+    let announce: @Sendable (Set<Change>) -> Void
+    /// The tags stored at all (`metadata_to_use`): like MPD, the scanner drops the others (by default `Comment`).
+    let tagMask: TagMask
+    let updates = Mutex(UpdateQueue())
+    private let pictureCache = Mutex<(uri: String, picture: InspectedFile.Picture?)?>(nil)
+
+    public init(database: LibraryDatabase, musicDirectory: String, inspector: any AudioFileInspector,
+                logger: Logger, tagMask: TagMask = .defaultGlobal,
+                announce: @escaping @Sendable (Set<Change>) -> Void = { _ in }) {
+        self.database = database
+        self.tagMask = tagMask
+        var directory = musicDirectory
+        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+        self.musicDirectory = directory
+        self.inspector = inspector
+        self.logger = logger
+        self.announce = announce
+    }
+
+    // MARK: - URIs
+
+    /// `""` and `"/"` are the root; otherwise a relative path without `.`/`..` segments or empty segments
+    /// (`uri_safe_local`).
+    static func normalize(_ uri: String) throws(LibraryError) -> String {
+        if uri.isEmpty || uri == "/" { return "" }
+        guard isSafeLocal(uri) else { throw .argument("Malformed path") }
+        return uri
+    }
+
+    static func isSafeLocal(_ uri: String) -> Bool {
+        guard !uri.hasPrefix("/"), !uri.contains("\n") else { return false }
+        for segment in uri.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment == "." || segment == ".." { return false }
+        }
+        return true
+    }
+
+    func absolutePath(_ uri: String) -> String { uri.isEmpty ? musicDirectory : musicDirectory + "/" + uri }
+
+    static func parent(of uri: String) -> String {
+        guard let slash = uri.lastIndex(of: "/") else { return "" }
+        return String(uri[..<slash])
+    }
+
+    // MARK: - Browsing
+
+    /// `lsinfo` (one level) and `listall`/`listallinfo` (recursive) of a directory, or of one song.
+    public func list(uri raw: String, recursive: Bool) throws -> [LibraryEntry] {
+        // No path check here: MPD just finds nothing ("No such directory").
+        let uri = raw == "/" ? "" : raw
+        return try database.writer.read { db in
+            if let directory = try Self.directoryID(db, path: uri) {
+                var entries: [LibraryEntry] = []
+                // A recursive listing starts with the directory itself (never the root).
+                if recursive, !uri.isEmpty {
+                    let modified = try Int64?.fetchOne(db, sql: "SELECT last_modified FROM directory WHERE id = ?",
+                                                       arguments: [directory])
+                    entries.append(.directory(path: uri, lastModified: modified ?? nil))
+                }
+                try Self.walk(db, directoryID: directory, recursive: recursive, into: &entries)
+                return entries
+            }
+            if let song = try Self.songs(db, whereSQL: "song.uri = ?", arguments: [uri]).first {
+                return [.song(song)]
+            }
+            throw LibraryError.notFound("No such directory")
+        }
+    }
+
+    /// The songs `add URI` appends, in `listall` order.
+    public func songsForQueue(uri raw: String) throws -> [Song] {
+        try list(uri: raw, recursive: true).compactMap { entry in
+            if case .song(let song) = entry { return song }
+            return nil
+        }
+    }
+
+    /// One song by URI, or nil.
+    public func song(uri: String) throws -> Song? {
+        try database.writer.read { db in try Self.songs(db, whereSQL: "song.uri = ?", arguments: [uri]).first }
+    }
+
+    static func directoryID(_ db: GRDB.Database, path: String) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path])
+    }
+
+    /// MPD's `Directory::Walk`: the songs (album, disc, track, file name), the playlists, then each child
+    /// directory followed (when recursive) by its contents.
+    static func walk(_ db: GRDB.Database, directoryID: Int64, recursive: Bool,
+                     into entries: inout [LibraryEntry]) throws {
+        let songs = try Self.songs(db, whereSQL: "song.directory_id = ?", arguments: [directoryID])
+        entries.append(contentsOf: sortSongs(songs).map(LibraryEntry.song))
+        let playlists = try Row.fetchAll(db, sql: "SELECT path, last_modified FROM db_playlist WHERE directory_id = ?",
+                                         arguments: [directoryID])
+            .map { (path: $0["path"] as String, modified: $0["last_modified"] as Int64?) }
+            .sorted { collate($0.path, $1.path) }
+        entries.append(contentsOf: playlists.map { .playlist(path: $0.path, lastModified: $0.modified) })
+        let children = try Row.fetchAll(db, sql: """
+            SELECT id, path, last_modified, unsorted FROM directory WHERE parent_id = ?
+            """, arguments: [directoryID])
+            .map { (id: $0["id"] as Int64, path: $0["path"] as String, modified: $0["last_modified"] as Int64?,
+                    unsorted: $0["unsorted"] as Int64?, key: CollationKey($0["path"] as String)) }
+            .sorted { a, b in
+                // Directories an update found since the last save come last, in the order found.
+                switch (a.unsorted, b.unsorted) {
+                case (nil, nil): a.key < b.key
+                case (nil, _): true
+                case (_, nil): false
+                case (let x?, let y?): x < y
+                }
+            }
+        for child in children {
+            entries.append(.directory(path: child.path, lastModified: child.modified))
+            if recursive { try walk(db, directoryID: child.id, recursive: true, into: &entries) }
+        }
+    }
+
+    /// Loads songs with their tags in stored order.
+    static func songs(_ db: GRDB.Database, whereSQL: String, arguments: StatementArguments) throws -> [Song] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE \(whereSQL)
+            """, arguments: arguments)
+        guard !rows.isEmpty else { return [] }
+        var byID: [Int64: Song] = [:]
+        var order: [Int64] = []
+        for row in rows {
+            let id: Int64 = row["id"]
+            order.append(id)
+            byID[id] = Song(uri: row["uri"], duration: row["duration"], lastModified: row["last_modified"],
+                            added: row["added"], audioFormat: row["audio_format"])
+        }
+        let tagRows = try Row.fetchCursor(db, sql: """
+            SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT id FROM song WHERE \(whereSQL))
+            ORDER BY song_id, position
+            """, arguments: arguments)
+        while let row = try tagRows.next() {
+            let id: Int64 = row["song_id"]
+            guard let tag = TagName(rawValue: row["tag"]) else { continue }
+            byID[id]?.tags.append(Song.Tag(tag.mpdName, row["value"]))
+        }
+        return order.compactMap { byID[$0] }
+    }
+
+    /// `IcuCollate(a, b) < 0`, approximated by `CollationKey`.
+    static func collate(_ a: String, _ b: String) -> Bool { CollationKey(a) < CollationKey(b) }
+
+    /// `song_cmp` (`src/db/plugins/simple/SongSort.cxx`): album, disc, track, then file name. The collation keys
+    /// are computed once per song.
+    static func sortSongs(_ songs: [Song]) -> [Song] {
+        struct Key {
+            var album: CollationKey?
+            var disc: Int
+            var track: Int
+            var name: CollationKey
+        }
+        func value(_ song: Song, _ name: String) -> String? { song.tags.first { $0.name == name }?.value }
+        let keyed = songs.map { song in
+            let name = song.uri.split(separator: "/").last.map(String.init) ?? song.uri
+            return (song, Key(album: value(song, "Album").map(CollationKey.init), disc: leadingNumber(value(song, "Disc")),
+                              track: leadingNumber(value(song, "Track")), name: CollationKey(name)))
+        }
+        func number(_ x: Int, _ y: Int) -> Int {
+            if x <= 0 { return y <= 0 ? 0 : -1 }
+            if y <= 0 { return 1 }
+            return x < y ? -1 : x > y ? 1 : 0
+        }
+        return keyed.sorted { a, b in
+            let (x, y) = (a.1, b.1)
+            if x.album != y.album {
+                guard let albumX = x.album else { return true }
+                guard let albumY = y.album else { return false }
+                if albumX < albumY { return true }
+                if albumY < albumX { return false }
+            }
+            let disc = number(x.disc, y.disc)
+            if disc != 0 { return disc < 0 }
+            let track = number(x.track, y.track)
+            if track != 0 { return track < 0 }
+            return x.name < y.name
+        }.map(\.0)
+    }
+
+    /// `strtol(s, nullptr, 10)`.
+    static func leadingNumber(_ text: String?) -> Int {
+        guard let text else { return 0 }
+        var digits = ""
+        var started = false
+        for character in text {
+            if !started, character == " " || character == "\t" { continue }
+            if !started, character == "-" || character == "+" { digits.append(character); started = true; continue }
+            guard character.isASCII, character.isNumber else { break }
+            digits.append(character)
+            started = true
+        }
+        return Int(digits) ?? 0
+    }
+
+    // MARK: - Stats
+
+    /// MPD's `stats` database part: distinct Artist values, distinct Album values, songs, total duration.
+    public func stats() throws -> LibraryStats {
+        try database.writer.read { db in
+            let artists = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT value) FROM song_tag WHERE tag = ?",
+                                           arguments: [TagName.artist.rawValue]) ?? 0
+            let albums = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT value) FROM song_tag WHERE tag = ?",
+                                          arguments: [TagName.album.rawValue]) ?? 0
+            let songs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0
+            let playtime = try Double.fetchOne(db, sql: "SELECT TOTAL(duration) FROM song") ?? 0
+            let update = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'db_update'")
+            return LibraryStats(artists: artists, albums: albums, songs: songs, playtime: Int64(playtime),
+                                lastUpdate: update.flatMap { Int64($0) })
+        }
+    }
+
+    public var isEmpty: Bool {
+        get throws { try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0 } == 0 }
+    }
+
+    // MARK: - Files
+
+    /// `listfiles`: the raw directory listing of the music directory (every regular file and directory).
+    public func listFiles(uri raw: String) throws -> [StorageEntry] {
+        let uri = try Self.normalize(raw)
+        let path = absolutePath(uri)
+        guard let directory = opendir(path) else {
+            throw LibraryError.system("Failed to open \(path): \(String(cString: strerror(errno)))")
+        }
+        closedir(directory)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw LibraryError.notFound("No such directory")
+        }
+        var entries: [StorageEntry] = []
+        for name in names where !name.contains("\n") {
+            var child = stat()
+            guard stat(path + "/" + name, &child) == 0 else { continue }
+            let type = child.st_mode & S_IFMT
+            guard type == S_IFREG || type == S_IFDIR else { continue }
+            entries.append(StorageEntry(name: name, isDirectory: type == S_IFDIR,
+                                        size: type == S_IFREG ? Int64(child.st_size) : 0,
+                                        lastModified: Int64(child.st_mtim.tv_sec)))
+        }
+        return entries
+    }
+
+    /// The cover file for a song's directory: MPD 0.23's `cover.png`, `cover.jpg`, `cover.webp`, then the common
+    /// `folder.*`/`front.*` names. Returns the whole file (covers are small).
+    public func albumArt(uri raw: String) throws -> [UInt8] {
+        guard !raw.contains("://"), !raw.hasPrefix("/") else { throw LibraryError.notFound("No file exists") }
+        let uri = try Self.normalize(raw)
+        let directory = absolutePath(Self.parent(of: uri))
+        for name in Self.coverNames {
+            if let data = FileManager.default.contents(atPath: directory + "/" + name) { return Array(data) }
+        }
+        throw LibraryError.notFound("No file exists")
+    }
+
+    static let coverNames = ["cover.png", "cover.jpg", "cover.webp", "folder.png", "folder.jpg", "front.png",
+                             "front.jpg"]
+
+    /// The file of a song in the database; MPD answers "No such song" for anything else.
+    func pathOfSong(_ uri: String) throws -> String {
+        let known = try database.writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM song WHERE uri = ?)", arguments: [uri]) ?? false
+        }
+        guard known else { throw LibraryError.notFound("No such song") }
+        return absolutePath(uri)
+    }
+
+    /// The first embedded picture of a song file, or nil. The last one read is cached, so chunked reads are cheap.
+    public func picture(uri raw: String) throws -> InspectedFile.Picture? {
+        let uri = try Self.normalize(raw)
+        if let cached = pictureCache.withLock({ $0 }), cached.uri == uri { return cached.picture }
+        let path = try pathOfSong(uri)
+        let picture: InspectedFile.Picture?
+        do {
+            picture = try inspector.inspect(path: path, includePicture: true).picture
+        } catch {
+            throw LibraryError.notFound("Failed to load file")
+        }
+        pictureCache.withLock { $0 = (uri, picture) }
+        return picture
+    }
+
+    /// `readcomments`: the file's raw metadata pairs whose key is a valid name (`IsValidName`) and whose value
+    /// has no control characters.
+    public func comments(uri raw: String) throws -> [(key: String, value: String)] {
+        let uri = try Self.normalize(raw)
+        let path = try pathOfSong(uri)
+        let file: InspectedFile
+        do {
+            file = try inspector.inspect(path: path, includePicture: false)
+        } catch {
+            throw LibraryError.notFound("Failed to load file")
+        }
+        return file.comments.filter { pair in
+            guard let first = pair.key.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
+                return false
+            }
+            let keyOK = pair.key.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || $0 == "_" || $0 == "-")
+            }
+            return keyOK && !pair.value.unicodeScalars.contains { $0.value < 0x20 }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import GRDB
+import MPDProtocol
+
+/// MPD's sticker database (`src/sticker/Database.cxx`) in the library's SQLite file, in MPD's schema
+/// (`sticker(type, uri, name, value)`, unique on `(type, uri, name)`).
+public final class StickerDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    public init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    public convenience init(_ database: LibraryDatabase) {
+        self.init(writer: database.writer)
+    }
+
+    public func stickerValue(type: String, uri: String, name: String) async throws -> String? {
+        try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?",
+                                arguments: [type, uri, name])
+        }
+    }
+
+    public func setSticker(type: String, uri: String, name: String, value: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO sticker (type, uri, name, value) VALUES (?, ?, ?, ?)
+                ON CONFLICT(type, uri, name) DO UPDATE SET value = excluded.value
+                """, arguments: [type, uri, name, value])
+        }
+    }
+
+    /// `StickerDatabase::IncValue`/`DecValue` (0.24): the old value read as an integer, absent as 0.
+    public func addToSticker(type: String, uri: String, name: String, delta: Int) async throws {
+        try await writer.write { db in
+            let old = try String.fetchOne(db, sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?",
+                                          arguments: [type, uri, name])
+            let value = WalkOrder.number(old) &+ delta
+            try db.execute(sql: """
+                INSERT INTO sticker (type, uri, name, value) VALUES (?, ?, ?, ?)
+                ON CONFLICT(type, uri, name) DO UPDATE SET value = excluded.value
+                """, arguments: [type, uri, name, String(value)])
+        }
+    }
+
+    public func deleteSticker(type: String, uri: String, name: String?) async throws -> Bool {
+        try await writer.write { db in
+            if let name {
+                try db.execute(sql: "DELETE FROM sticker WHERE type = ? AND uri = ? AND name = ?",
+                               arguments: [type, uri, name])
+            } else {
+                try db.execute(sql: "DELETE FROM sticker WHERE type = ? AND uri = ?", arguments: [type, uri])
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    public func stickers(type: String, uri: String) async throws -> [(name: String, value: String)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, value FROM sticker WHERE type = ? AND uri = ? ORDER BY name",
+                             arguments: [type, uri]).map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// `StickerDatabase::Find`: `=`, `<`, `>` compare as strings, as in MPD 0.23 (the differential oracle; 0.24
+    /// documents them as integer comparisons), and so do 0.24's `eq`, `lt`, `gt`;
+    /// `contains`, `starts_with` on the text. Objects are matched at or below `base` (`""`: everything); without a
+    /// sort they come in URI order.
+    public func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
+                             descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)] {
+        try await writer.read { db in
+            var sql: SQL = "SELECT uri, value FROM sticker WHERE type = \(type) AND name = \(name)"
+            if !base.isEmpty {
+                let lower = base + "/"
+                let upper = base + "0"
+                sql = sql + " AND uri >= \(lower) AND uri < \(upper)"
+            }
+            if let op, let value {
+                switch op {
+                case "=", "eq": sql = sql + " AND value = \(value)"
+                case "<", "lt": sql = sql + " AND value < \(value)"
+                case ">", "gt": sql = sql + " AND value > \(value)"
+                case "contains": sql = sql + " AND instr(value, \(value)) > 0"
+                case "starts_with": sql = sql + " AND instr(value, \(value)) = 1"
+                default: throw ACKError(.arg, "bad operator")
+                }
+            }
+            let direction = descending ? "DESC" : "ASC"
+            switch sort {
+            case "value"?: sql = sql + SQL(sql: " ORDER BY value \(direction), uri")
+            case "value_int"?: sql = sql + SQL(sql: " ORDER BY CAST(value AS INTEGER) \(direction), uri")
+            case "uri"?: sql = sql + SQL(sql: " ORDER BY uri \(direction)")
+            default: sql = sql + " ORDER BY uri"
+            }
+            var rows = try Row.fetchAll(db, SQLRequest<Row>(literal: sql)).map { (uri: $0[0] as String, value: $0[1] as String) }
+            if let window {
+                let start = min(window.start, rows.count)
+                let end = min(window.end ?? rows.count, rows.count)
+                rows = start < end ? Array(rows[start..<end]) : []
+            }
+            return rows
+        }
+    }
+
+    public func stickerNames() async throws -> [String] {
+        try await writer.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT name FROM sticker ORDER BY name") }
+    }
+
+    public func stickerNamesTypes(type: String?) async throws -> [(name: String, type: String)] {
+        try await writer.read { db in
+            if let type {
+                return try Row.fetchAll(db, sql: "SELECT DISTINCT name, type FROM sticker WHERE type = ? ORDER BY name",
+                                        arguments: [type]).map { ($0[0], $0[1]) }
+            }
+            return try Row.fetchAll(db, sql: "SELECT DISTINCT name, type FROM sticker ORDER BY name, type")
+                .map { ($0[0], $0[1]) }
+        }
+    }
+}

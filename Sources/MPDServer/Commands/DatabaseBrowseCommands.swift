@@ -1,0 +1,158 @@
+import MPDProtocol
+import PlayerCore
+
+/// Browsing the music database and the files under it (`src/command/DatabaseCommands.cxx`,
+/// `src/command/FileCommands.cxx`, `src/command/OtherCommands.cxx`): `lsinfo`, `listall`, `listallinfo`,
+/// `listfiles`, `update`, `rescan`, `readcomments`, `albumart`, `readpicture`.
+/// Everything that touches the database runs deferred, off the event loop.
+enum DatabaseBrowseCommands {
+    /// The records `lsinfo ""` prints after the database ones: the stored playlists (`playlist:` +
+    /// `Last-Modified:`, `src/command/OtherCommands.cxx:handle_lsinfo`; failures to list them are ignored).
+    static func rootPlaylists(_ context: CommandContext) -> (@Sendable () async throws -> Response)? {
+        guard let store = context.server.playlists else { return nil }
+        return {
+            var response = Response()
+            guard let playlists = try? await store.playlists() else { return response }
+            for playlist in playlists {
+                response.add("playlist", playlist.name)
+                response.add("Last-Modified", SongFormatter.formatTime(playlist.lastModified))
+            }
+            return response
+        }
+    }
+
+    static let all: [CommandSpec] = [
+        CommandSpec("lsinfo", .read, 0...1) { context, request in
+            let uri = request.count > 0 ? request[0] : ""
+            let database = try context.requireDatabase()
+            let mask = context.effectiveTagMask
+            let isRoot = uri.isEmpty || uri == "/"
+            let extras = isRoot ? rootPlaylists(context) : nil
+            return .deferred {
+                var response = Response()
+                let entries = try await database.entries(uri: uri, recursive: false)
+                write(entries, full: true, mask: mask, into: &response)
+                if let extras { response.append(try await extras()) }
+                return response
+            }
+        },
+        CommandSpec("listall", .read, 0...1) { context, request in
+            let uri = request.count > 0 ? request[0] : ""
+            let database = try context.requireDatabase()
+            return .deferred {
+                var response = Response()
+                write(try await database.entries(uri: uri, recursive: true), full: false, mask: .none,
+                      into: &response)
+                return response
+            }
+        },
+        CommandSpec("listallinfo", .read, 0...1) { context, request in
+            let uri = request.count > 0 ? request[0] : ""
+            let database = try context.requireDatabase()
+            let mask = context.effectiveTagMask
+            return .deferred {
+                var response = Response()
+                write(try await database.entries(uri: uri, recursive: true), full: true, mask: mask, into: &response)
+                return response
+            }
+        },
+        CommandSpec("listfiles", .read, 0...1) { context, request in
+            let uri = request.count > 0 ? request[0] : ""
+            let database = try context.requireDatabase()
+            return .deferred {
+                var response = Response()
+                for entry in try await database.files(uri: uri) {
+                    if entry.isDirectory {
+                        response.add("directory", entry.name)
+                    } else {
+                        response.add("file", entry.name)
+                        response.add("size", entry.size)
+                    }
+                    response.add("Last-Modified", SongFormatter.formatTime(entry.lastModified))
+                }
+                return response
+            }
+        },
+        CommandSpec("update", .control, 0...1) { context, request in
+            try startUpdate(context, request, rescan: false)
+        },
+        CommandSpec("rescan", .control, 0...1) { context, request in
+            try startUpdate(context, request, rescan: true)
+        },
+        CommandSpec("readcomments", .read, 1...1) { context, request in
+            let uri = request[0]
+            let database = try context.requireDatabase()
+            return .deferred {
+                var response = Response()
+                for (key, value) in try await database.comments(uri: uri) { response.add(key, value) }
+                return response
+            }
+        },
+        CommandSpec("albumart", .read, 2...2) { context, request in
+            let uri = request[0]
+            let offset = Int(try MPDInteger.parseUnsigned(request[1], max: UInt(Int.max)))
+            let limit = context.client.binaryLimit
+            let database = try context.requireDatabase()
+            return .deferred {
+                let data = try await database.albumArt(uri: uri)
+                guard offset <= data.count else { throw ACKError(.arg, "Offset too large") }
+                var response = Response()
+                response.add("size", data.count)
+                response.addBinary(data[offset..<min(data.count, offset + limit)])
+                return response
+            }
+        },
+        CommandSpec("readpicture", .read, 2...2) { context, request in
+            let uri = request[0]
+            let offset = Int(try MPDInteger.parseUnsigned(request[1], max: UInt(Int.max)))
+            let limit = context.client.binaryLimit
+            let database = try context.requireDatabase()
+            return .deferred {
+                var response = Response()
+                guard let picture = try await database.picture(uri: uri) else { return response }
+                let data = picture.data
+                guard offset <= data.count else { throw ACKError(.arg, "Bad file offset") }
+                response.add("size", data.count)
+                if let type = picture.mimeType { response.add("type", type) }
+                response.addBinary(data[offset..<min(data.count, offset + limit)])
+                return response
+            }
+        },
+    ]
+
+    static func startUpdate(_ context: CommandContext, _ request: Request, rescan: Bool) throws -> CommandOutcome {
+        let database = try context.requireDatabase()
+        let uri = request.count > 0 ? request[0] : ""
+        var response = Response()
+        response.add("updating_db", try database.startUpdate(uri: uri, rescan: rescan))
+        return .ok(response)
+    }
+
+    /// `db_selection_print`: full records (`lsinfo`, `listallinfo`) or URIs only (`listall`).
+    static func write(_ entries: [DatabaseEntry], full: Bool, mask: TagMask, into response: inout Response) {
+        for entry in entries {
+            switch entry {
+            case .directory(let path, let modified):
+                response.add("directory", path)
+                if full, let modified { response.add("Last-Modified", SongFormatter.formatTime(modified)) }
+            case .song(let song):
+                if full {
+                    SongFormatter.write(song, mask: mask, into: &response)
+                } else {
+                    response.add("file", song.uri)
+                }
+            case .playlist(let path, let modified):
+                response.add("playlist", path)
+                if full, let modified { response.add("Last-Modified", SongFormatter.formatTime(modified)) }
+            }
+        }
+    }
+}
+
+extension CommandContext {
+    /// The database, or ACK 50 "No database" when no music directory is configured.
+    func requireDatabase() throws -> any MusicDatabase {
+        guard let database = server.database else { throw DatabaseError.disabled }
+        return database
+    }
+}

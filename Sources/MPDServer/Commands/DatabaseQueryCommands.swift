@@ -1,0 +1,162 @@
+import MPDProtocol
+import PlayerCore
+
+/// Searching the music database (`src/command/DatabaseCommands.cxx`): `find`, `search`, `findadd`, `searchadd`,
+/// `searchaddpl`, `count`, `searchcount`, `list`. Arguments are parsed (and regexes compiled) on the event loop so
+/// errors come in MPD's order; the SQLite work runs deferred.
+enum DatabaseQueryCommands {
+    static let all: [CommandSpec] = [
+        CommandSpec("find", .read, 1...1, unbounded: true) { context, request in
+            try printSongs(.find, request, context)
+        },
+        CommandSpec("search", .read, 1...1, unbounded: true) { context, request in
+            try printSongs(.search, request, context)
+        },
+        CommandSpec("findadd", .add, 1...1, unbounded: true) { context, request in
+            try addSongs(.findadd, request, context)
+        },
+        CommandSpec("searchadd", .add, 1...1, unbounded: true) { context, request in
+            try addSongs(.searchadd, request, context)
+        },
+        CommandSpec("searchaddpl", .control, 2...2, unbounded: true) { context, request in
+            try addToPlaylist(request, context)
+        },
+        CommandSpec("count", .read, 1...1, unbounded: true) { context, request in
+            try count(request, foldCase: false, context)
+        },
+        CommandSpec("searchcount", .read, 1...1, unbounded: true) { context, request in
+            try count(request, foldCase: true, context)
+        },
+        CommandSpec("list", .read, 1...1, unbounded: true) { context, request in
+            let queries = try context.requireQueries()
+            let query = try FilterParser.parseList(arguments: request.arguments, validateRegex: validator(queries))
+            return .deferred {
+                var response = Response()
+                let rows = try await queries.list(query)
+                guard let tag = query.tag else {
+                    for row in rows { response.add("file", row[0]) }
+                    return response
+                }
+                let names = (query.groups + [tag]).map(\.mpdName)
+                var previous: [String]?
+                for row in rows {
+                    var level = 0
+                    if let previous {
+                        while level < row.count - 1, row[level] == previous[level] { level += 1 }
+                    }
+                    for i in level..<row.count { response.add(names[i], row[i]) }
+                    previous = row
+                }
+                return response
+            }
+        },
+    ]
+
+    static func validator(_ queries: any DatabaseQueries) -> FilterParser.RegexValidator {
+        { pattern, caseless throws(ACKError) in try queries.validateRegex(pattern, caseless: caseless) }
+    }
+
+    /// `find` / `search`: a song block per match (`song_print_info`).
+    private static func printSongs(_ command: FilterCommand, _ request: Request, _ context: CommandContext) throws
+        -> CommandOutcome
+    {
+        let queries = try context.requireQueries()
+        let query = try FilterParser.parseQuery(arguments: request.arguments, command: command,
+                                                validateRegex: validator(queries))
+        let mask = context.effectiveTagMask
+        return .deferred {
+            var response = Response()
+            for var song in try await queries.songs(matching: query) {
+                // MPD 0.23 sorts copies (`DetachedSong`) that lose the audio format, so sorted results have no
+                // `Format:` line (checked against Debian's MPD).
+                if query.sort != nil { song.audioFormat = nil }
+                SongFormatter.write(song, mask: mask, into: &response)
+            }
+            return response
+        }
+    }
+
+    /// `findadd` / `searchadd`: appends the matches (sorted and windowed) to the queue, or inserts them at
+    /// `position`, resolved against the queue as the client saw it.
+    private static func addSongs(_ command: FilterCommand, _ request: Request, _ context: CommandContext) throws
+        -> CommandOutcome
+    {
+        let queries = try context.requireQueries()
+        let store = context.server.store
+        let partition = context.client.partition
+        let state = store.partition(partition)
+        var position: Int?
+        let query = try FilterParser.parseQuery(
+            arguments: request.arguments, command: command, validateRegex: validator(queries),
+            checkPosition: { argument throws(ACKError) in
+                position = try argument.resolve(queueLength: state?.queue.count ?? 0, current: state?.currentPosition)
+            })
+        let at = position
+        return .deferred {
+            let songs = try await queries.songs(matching: query)
+            if !songs.isEmpty { _ = try store.send(.add(songs, at: at, bulk: false), partition: partition) }
+            return Response()
+        }
+    }
+
+    /// `searchaddpl NAME FILTER [sort] [window] [position POS]` (`search_add_to_playlist`,
+    /// `SearchInsertIntoPlaylist`): appends the matches to a stored playlist, creating it. Without `position`,
+    /// MPD appends song by song, so nothing happens (not even a name check) when nothing matches; with one, the
+    /// position is checked against the playlist first and the file is written only when something matched.
+    private static func addToPlaylist(_ request: Request, _ context: CommandContext) throws -> CommandOutcome {
+        let queries = try context.requireQueries()
+        guard let playlists = context.server.playlists else {
+            throw ACKError(.unknown, "Stored playlists are disabled")
+        }
+        let name = request[0]
+        let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()), command: .searchaddpl,
+                                                validateRegex: validator(queries))
+        var position: Int?
+        if case .absolute(let text)? = query.position, let value = UInt32(text), value != UInt32.max {
+            position = Int(value)
+        }
+        let at = position
+        let player = context.server.store
+        return .deferred {
+            let uris = try await queries.songs(matching: query).map(\.uri)
+            guard at != nil || !uris.isEmpty else { return Response() }
+            guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
+                throw PlayerError.badPlaylistName
+            }
+            try await playlists.editPlaylist(name, createIfMissing: true) { current in
+                let index = at ?? current.count
+                guard index <= current.count else { throw PlayerError.badRange("Bad position") }
+                guard !uris.isEmpty else { return nil }
+                var updated = current
+                updated.insert(contentsOf: uris, at: index)
+                return updated
+            }
+            if !uris.isEmpty { player.announce([Change(.storedPlaylists)]) }
+            return Response()
+        }
+    }
+
+    /// `count` / `searchcount`: `songs:` and `playtime:`, once or per value of the group tag.
+    private static func count(_ request: Request, foldCase: Bool, _ context: CommandContext) throws -> CommandOutcome {
+        let queries = try context.requireQueries()
+        let query = try FilterParser.parseCount(arguments: request.arguments, foldCase: foldCase,
+                                                validateRegex: validator(queries))
+        return .deferred {
+            var response = Response()
+            for row in try await queries.count(query) {
+                if let group = query.group { response.add(group.mpdName, row.group ?? "") }
+                response.add("songs", row.songs)
+                response.add("playtime", row.playtime)
+            }
+            return response
+        }
+    }
+}
+
+extension CommandContext {
+    /// The database queries, or ACK 50 "No database" when no music directory is configured.
+    func requireQueries() throws -> any DatabaseQueries {
+        guard let queries = server.queries else { throw DatabaseError.disabled }
+        return queries
+    }
+}

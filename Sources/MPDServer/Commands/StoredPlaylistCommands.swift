@@ -1,0 +1,235 @@
+import MPDProtocol
+import PlayerCore
+
+/// "Stored playlists" (`src/command/PlaylistCommands.cxx`): m3u files in `playlist_directory`, through the
+/// `PlaylistStore` port. Every command touches files or the database, so all of them are `.deferred`; edits
+/// announce `stored_playlist`.
+enum StoredPlaylistCommands {
+    /// MPD leaves these out of `commands` when no playlist directory is configured (`command_available`).
+    static let hiddenWithoutDirectory: Set<String> = [
+        "save", "rm", "rename", "playlistdelete", "playlistmove", "playlistclear", "playlistadd", "listplaylists",
+    ]
+
+    static let all: [CommandSpec] = [
+        CommandSpec("listplaylists", .read, 0...0) { context, _ in
+            let store = try store(context)
+            return .deferred {
+                var response = Response()
+                for playlist in try await store.playlists() {
+                    response.add("playlist", playlist.name)
+                    response.add("Last-Modified", SongFormatter.formatTime(playlist.lastModified))
+                }
+                return response
+            }
+        },
+        CommandSpec("listplaylist", .read, 1...2) { context, request in
+            let store = try store(context)
+            let range = try request.optionalArgument(RangeArgument.self, 1)
+            return .deferred {
+                var response = Response()
+                for uri in clip(try await store.uris(of: request[0]), range) { response.add("file", uri) }
+                return response
+            }
+        },
+        CommandSpec("listplaylistinfo", .read, 1...2) { context, request in
+            let store = try store(context)
+            let range = try request.optionalArgument(RangeArgument.self, 1)
+            let database = context.server.database
+            let mask = context.effectiveTagMask
+            return .deferred {
+                var response = Response()
+                for uri in clip(try await store.uris(of: request[0]), range) {
+                    let song = await resolve(uri, database) ?? Song(uri: uri)
+                    SongFormatter.write(song, mask: mask, into: &response)
+                }
+                return response
+            }
+        },
+        /// 0.24: case-folding filter over a stored playlist; each match carries its position in the playlist.
+        CommandSpec("searchplaylist", .read, 2...2, unbounded: true) { context, request in
+            let store = try store(context)
+            let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()),
+                                                    command: .searchplaylist, validateRegex: SongMatcher.validateRegex)
+            let database = context.server.database
+            let mask = context.effectiveTagMask
+            return .deferred {
+                let matcher = SongMatcher(query.expression)
+                var matches: [(Int, Song)] = []
+                for (position, uri) in try await store.uris(of: request[0]).enumerated() {
+                    let song = await resolve(uri, database) ?? Song(uri: uri)
+                    if matcher.matches(song) { matches.append((position, song)) }
+                }
+                var response = Response()
+                for (position, song) in clip(matches, query.window) {
+                    SongFormatter.write(song, mask: mask, into: &response)
+                    response.add("Pos", position)
+                }
+                return response
+            }
+        },
+        /// 0.24: `songs:` and `playtime:` (whole seconds of the songs whose duration is known).
+        CommandSpec("playlistlength", .read, 1...1) { context, request in
+            let store = try store(context)
+            let database = context.server.database
+            return .deferred {
+                let uris = try await store.uris(of: request[0])
+                var total = 0.0
+                for uri in uris { total += await resolve(uri, database)?.duration ?? 0 }
+                var response = Response()
+                response.add("songs", uris.count)
+                response.add("playtime", Int(total))
+                return response
+            }
+        },
+        /// `load NAME [S:E] [POS]`: songs the database does not know are skipped, URLs are kept; one bulk edit.
+        CommandSpec("load", .add, 1...3) { context, request in
+            let store = try store(context)
+            let range = try request.optionalArgument(RangeArgument.self, 1)
+            let position = try QueueCommands.insertPosition(request, 2, context)
+            let database = context.server.database
+            let player = context.server.store
+            let partition = context.client.partition
+            return .deferred {
+                var songs: [Song] = []
+                for uri in clip(try await store.uris(of: request[0]), range) {
+                    if let song = await resolve(uri, database) { songs.append(song) }
+                }
+                try player.send(.load(songs, at: position), partition: partition)
+                return Response()
+            }
+        },
+        CommandSpec("save", .control, 1...2) { context, request in
+            let store = try store(context)
+            let mode = request.count > 1 ? PlaylistSaveMode(rawValue: request[1]) : .create
+            guard let mode else {
+                throw ACKError(.arg, "Unrecognized save mode, expected one of: create, append, replace")
+            }
+            try checkName(request[0])
+            let uris = QueueCommands.partition(context).queue.items.map(\.song.uri)
+            return edit(context) { try await store.savePlaylist(request[0], uris: uris, mode: mode) }
+        },
+        /// `playlistadd NAME URI [POS]`: creates the playlist when missing; a database URI adds every song below it.
+        CommandSpec("playlistadd", .control, 2...3) { context, request in
+            let store = try store(context)
+            try checkName(request[0])
+            let position = request.count > 2 ? Int(try MPDInteger.parseUnsigned(request[2])) : nil
+            let uri = request[1]
+            let database = context.server.database
+            let isRemote = QueueCommands.scheme(of: uri) != nil
+            if !isRemote && database == nil { throw DatabaseError.disabled }
+            return edit(context) {
+                let uris: [String]
+                if !isRemote, let database {
+                    uris = try await database.songsForQueue(uri: uri == "/" ? "" : uri).map(\.uri)
+                } else {
+                    uris = [uri]
+                }
+                try await store.editPlaylist(request[0], createIfMissing: true) { current in
+                    let at = position ?? current.count
+                    guard at <= current.count else { throw PlayerError.badRange("Bad position") }
+                    guard !uris.isEmpty else { return nil }
+                    var updated = current
+                    updated.insert(contentsOf: uris, at: at)
+                    return updated
+                }
+            }
+        },
+        CommandSpec("playlistclear", .control, 1...1) { context, request in
+            let store = try store(context)
+            try checkName(request[0])
+            return edit(context) {
+                try await store.editPlaylist(request[0], createIfMissing: false) { _ in [] }
+            }
+        },
+        CommandSpec("playlistdelete", .control, 2...2) { context, request in
+            let store = try store(context)
+            try checkName(request[0])
+            let range = try request.argument(RangeArgument.self, 1)
+            return edit(context) {
+                try await store.editPlaylist(request[0], createIfMissing: false) { current in
+                    guard range.start <= current.count else { throw PlayerError.badSongIndex }
+                    var updated = current
+                    updated.removeSubrange(range.start..<min(range.end ?? current.count, current.count))
+                    return updated
+                }
+            }
+        },
+        /// `playlistmove NAME FROM|S:E TO` (ranges are 0.24). Moving a song onto itself succeeds without even
+        /// checking that the playlist exists, as in MPD.
+        CommandSpec("playlistmove", .control, 3...3) { context, request in
+            let store = try store(context)
+            let range = try request.argument(RangeArgument.self, 1)
+            let to = Int(try MPDInteger.parseUnsigned(request[2]))
+            guard let end = range.end else { throw ACKError(.arg, "Open-ended range not supported") }
+            if range.start == to && end == range.start + 1 { return .ok(Response()) }
+            try checkName(request[0])
+            return edit(context) {
+                try await store.editPlaylist(request[0], createIfMissing: false) { current in
+                    let count = end - range.start
+                    guard end <= current.count, count > 0, to + count <= current.count else {
+                        throw PlayerError.badRange("Bad range")
+                    }
+                    var updated = current
+                    let block = Array(updated[range.start..<end])
+                    updated.removeSubrange(range.start..<end)
+                    updated.insert(contentsOf: block, at: to)
+                    return updated
+                }
+            }
+        },
+        CommandSpec("rename", .control, 2...2) { context, request in
+            let store = try store(context)
+            try checkName(request[0])
+            try checkName(request[1])
+            return edit(context) { try await store.renamePlaylist(request[0], to: request[1]) }
+        },
+        CommandSpec("rm", .control, 1...1) { context, request in
+            let store = try store(context)
+            try checkName(request[0])
+            return edit(context) { try await store.removePlaylist(request[0]) }
+        },
+    ]
+
+    // MARK: Helpers
+
+    private static func store(_ context: CommandContext) throws -> any PlaylistStore {
+        guard let store = context.server.playlists else {
+            throw ACKError(.unknown, "Stored playlists are disabled")
+        }
+        return store
+    }
+
+    private static func checkName(_ name: String) throws(PlayerError) {
+        guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
+            throw .badPlaylistName
+        }
+    }
+
+    /// Runs a playlist edit off the loop, then announces `stored_playlist`.
+    private static func edit(_ context: CommandContext, _ work: @escaping @Sendable () async throws -> Void)
+        -> CommandOutcome
+    {
+        let player = context.server.store
+        return .deferred {
+            try await work()
+            player.announce([Change(.storedPlaylists)])
+            return Response()
+        }
+    }
+
+    /// The song a playlist entry names: URLs as they are, database songs with their tags, nil when unknown.
+    static func resolve(_ uri: String, _ database: (any MusicDatabase)?) async -> Song? {
+        if QueueCommands.scheme(of: uri) != nil { return Song(uri: uri) }
+        guard let database, let songs = try? await database.songsForQueue(uri: uri), songs.count == 1,
+              songs[0].uri == uri
+        else { return nil }
+        return songs[0]
+    }
+
+    /// An optional `S:E` window, clipped to the list (`RangeArg::ClipRelaxed`).
+    static func clip<T>(_ values: [T], _ range: RangeArgument?) -> [T] {
+        guard let range else { return values }
+        let start = min(range.start, values.count)
+        return Array(values[start..<max(start, min(range.end ?? values.count, values.count))])
+    }
+}

@@ -1,0 +1,23 @@
+import MPDProtocol
+import PlayerCore
+
+/// The database searches of the protocol (`find`, `search`, `list`, `count` …), implemented by the `Library`
+/// module over SQLite. Errors are thrown as the `ACKError`s MPD answers (e.g. `No such directory` for a `base`
+/// that does not exist). Methods are `async` because they read SQLite off the event loop.
+public protocol DatabaseQueries: Sendable {
+    /// Compiles a `=~` pattern while the filter is parsed, as MPD does (`FilterParser.RegexValidator`).
+    func validateRegex(_ pattern: String, caseless: Bool) throws(ACKError)
+    /// `find` / `search`: matching songs in MPD's database order, or stably sorted by `query.sort`, cut to
+    /// `query.window`.
+    func songs(matching query: FilterQuery) async throws -> [Song]
+    /// `list file`: URIs of the matching songs (every song when `expression` is nil), in database order.
+    func uris(matching expression: FilterExpression?) async throws -> [String]
+    /// `count`: one row with `group` nil, or one row per value of the group tag (`""` for songs without it),
+    /// sorted bytewise. `playtime` is in whole seconds.
+    func count(_ query: CountQuery) async throws -> [(group: String?, songs: Int, playtime: Int)]
+    /// `list TAG … group …`: distinct value tuples, outermost group first and `query.tag` last, sorted bytewise
+    /// level by level. For `list file` (`query.tag == nil`) one-element rows of URIs.
+    func list(_ query: ListQuery) async throws -> [[String]]
+    /// Whether the database has a song with this URI.
+    func songExists(uri: String) async throws -> Bool
+}

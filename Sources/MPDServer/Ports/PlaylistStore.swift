@@ -1,0 +1,35 @@
+import PlayerCore
+
+/// Stored playlists (MPD's `playlist_directory`), as the protocol commands need them. Implemented by the
+/// `Library` module (`PlaylistDirectory`: m3u files) and wired in by the composition root. Entries are URIs:
+/// paths relative to the music directory, or URLs. Errors are `PlayerError`s (`.noSuchPlaylist`,
+/// `.playlistExists`, `.badPlaylistName`, `.playlistTooLarge`, `.badRange`, `.badSongIndex`).
+public protocol PlaylistStore: Sendable {
+    /// `listplaylists`, sorted by name.
+    func playlists() async throws -> [StoredPlaylistInfo]
+    /// The URIs of a playlist; `.noSuchPlaylist` when it does not exist.
+    func uris(of name: String) async throws -> [String]
+    /// `save`: `create` fails when it exists, `append` adds (creating it), `replace` overwrites.
+    func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws
+    /// Read-modify-write under the store's lock; `body` returns nil to leave the playlist as it is.
+    func editPlaylist(_ name: String, createIfMissing: Bool, _ body: @Sendable ([String]) throws -> [String]?)
+        async throws
+    func renamePlaylist(_ name: String, to newName: String) async throws
+    func removePlaylist(_ name: String) async throws
+}
+
+public struct StoredPlaylistInfo: Equatable, Sendable {
+    public var name: String
+    /// UNIX seconds.
+    public var lastModified: Int64
+
+    public init(name: String, lastModified: Int64) {
+        self.name = name
+        self.lastModified = lastModified
+    }
+}
+
+/// `save NAME [create|append|replace]` (MPD 0.24).
+public enum PlaylistSaveMode: String, Sendable, CaseIterable {
+    case create, append, replace
+}

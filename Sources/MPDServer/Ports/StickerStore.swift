@@ -1,0 +1,25 @@
+import MPDProtocol
+
+/// MPD's sticker database (`src/sticker/StickerDatabase.cxx`): `(type, uri, name) → value` in SQLite, MPD's
+/// schema. Implemented by the `Library` module. Validation that needs the music database (a `song` sticker needs
+/// the song) is done by the commands through `DatabaseQueries`.
+public protocol StickerStore: Sendable {
+    /// nil when there is no such sticker.
+    func stickerValue(type: String, uri: String, name: String) async throws -> String?
+    func setSticker(type: String, uri: String, name: String, value: String) async throws
+    /// `sticker inc|dec` (0.24): the stored value read as an integer (`strtol`; 0 when absent) plus `delta`.
+    func addToSticker(type: String, uri: String, name: String, delta: Int) async throws
+    /// One sticker, or all of the object's when `name` is nil; false when nothing was deleted.
+    func deleteSticker(type: String, uri: String, name: String?) async throws -> Bool
+    /// The object's stickers, sorted by name.
+    func stickers(type: String, uri: String) async throws -> [(name: String, value: String)]
+    /// `sticker find`: objects at or below `base` (`""`: all) with sticker `name`, optionally compared (as strings) with
+    /// `value` by `op` (`=`, `<`, `>`, `eq`, `lt`, `gt`, `contains`, `starts_with`), sorted by `sort` (`uri`,
+    /// `value`, `value_int`) and cut to `window`.
+    func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
+                      descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)]
+    /// `stickernames`: the distinct names, sorted.
+    func stickerNames() async throws -> [String]
+    /// `stickernamestypes [TYPE]`: distinct (name, type) pairs.
+    func stickerNamesTypes(type: String?) async throws -> [(name: String, type: String)]
+}

@@ -1,0 +1,81 @@
+import Library
+import MPDProtocol
+import MPDServer
+import PlayerCore
+
+/// The SQLite library behind the server's database port. Every call hops off the event loop onto a detached
+/// task (GRDB blocks while it reads).
+extension MusicLibrary: MusicDatabase {
+    public func songsForQueue(uri: String) async throws -> [Song] {
+        try await offLoop { try self.songsForQueue(uri: uri) }
+    }
+
+    public func entries(uri: String, recursive: Bool) async throws -> [DatabaseEntry] {
+        try await offLoop {
+            try self.list(uri: uri, recursive: recursive).map { entry -> DatabaseEntry in
+                switch entry {
+                case .directory(let path, let modified): .directory(path: path, lastModified: modified)
+                case .song(let song): .song(song)
+                case .playlist(let path, let modified): .playlist(path: path, lastModified: modified)
+                }
+            }
+        }
+    }
+
+    public func files(uri: String) async throws -> [StorageFileEntry] {
+        try await offLoop {
+            try self.listFiles(uri: uri).map {
+                StorageFileEntry(name: $0.name, isDirectory: $0.isDirectory, size: $0.size, lastModified: $0.lastModified)
+            }
+        }
+    }
+
+    public func startUpdate(uri: String, rescan: Bool) throws -> Int {
+        do {
+            return try enqueueUpdate(uri: uri, discard: rescan)
+        } catch {
+            throw Self.port(error)
+        }
+    }
+
+    public var updatingJobID: Int? { runningUpdateID }
+
+    public func comments(uri: String) async throws -> [(key: String, value: String)] {
+        try await offLoop { try self.comments(uri: uri) }
+    }
+
+    public func albumArt(uri: String) async throws -> [UInt8] {
+        try await offLoop { try self.albumArt(uri: uri) }
+    }
+
+    public func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? {
+        try await offLoop { try self.picture(uri: uri).map { ($0.data, $0.mimeType) } }
+    }
+
+    public func statistics() async throws -> DatabaseStatistics {
+        try await offLoop {
+            let s = try self.stats()
+            return DatabaseStatistics(artists: s.artists, albums: s.albums, songs: s.songs, playtime: s.playtime,
+                                      lastUpdate: s.lastUpdate)
+        }
+    }
+
+    private func offLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await Task.detached { try work() }.value
+        } catch {
+            throw Self.port(error)
+        }
+    }
+
+    /// Library errors in the server's terms.
+    static func port(_ error: any Error) -> any Error {
+        guard let error = error as? LibraryError else { return error }
+        switch error {
+        case .notFound(let message): return MPDServer.DatabaseError.notFound(message)
+        case .argument(let message): return MPDServer.DatabaseError.conflict(message)
+        case .updateBusy(let message): return ACKError(.updateAlready, message)
+        case .system(let message): return ACKError(.system, message)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Library
+import MPDProtocol
+import PlayerCore
+import Testing
+
+/// Filter → SQL with MPD's matching rules, on a real SQLite file.
+@Suite struct LibraryQueriesTests {
+    let fixture: QueryFixture
+
+    init() throws {
+        fixture = try QueryFixture()
+        try fixture.add("a/one.flac", [(.artist, "Alpha"), (.artist, "Beta"), (.album, "First"), (.track, "2"),
+                                       (.title, "Straße")], duration: 61.5, modified: 1000, added: 5000,
+                        format: "44100:16:2")
+        try fixture.add("a/two.flac", [(.artist, "Gamma"), (.albumArtist, "Various"), (.album, "First"),
+                                       (.track, "10"), (.title, "Éclair")], duration: 30.25, modified: 2000,
+                        added: 6000, format: "48000:24:2")
+        try fixture.add("b/three.mp3", [(.artist, "alpha"), (.title, "日本語の歌")], duration: 10, modified: 3000,
+                        format: "44100:16:1")
+        try fixture.add("b/sub/four.ogg", [(.title, "No Artist")])
+        try fixture.add("root.wav", [(.artist, "Zeta"), (.album, "Zed")], duration: 1)
+    }
+
+    @Test func equalsMatchesAnyValueOfAMultiValueTag() async throws {
+        #expect(try await fixture.find(["(Artist == 'Beta')"]) == ["a/one.flac"])
+        #expect(try await fixture.find(["artist", "Alpha"]) == ["a/one.flac"])
+    }
+
+    @Test func notEqualsMeansNoValueMatches() async throws {
+        // MPD: `!=` is true when no value matches, so a song with Artist Alpha and Beta is excluded by
+        // `!= 'Beta'` though its Alpha differs; songs without the tag match.
+        #expect(try await fixture.find(["(Artist != 'Beta')"]) == ["root.wav", "a/two.flac", "b/three.mp3", "b/sub/four.ogg"])
+    }
+
+    @Test func emptyValueMeansTagAbsent() async throws {
+        #expect(try await fixture.find(["(Artist == '')"]) == ["b/sub/four.ogg"])
+        #expect(try await fixture.find(["(Album != '')"]) == ["root.wav", "a/one.flac", "a/two.flac"])
+    }
+
+    @Test func albumArtistFallsBackToArtist() async throws {
+        #expect(try await fixture.find(["(AlbumArtist == 'Alpha')"]) == ["a/one.flac"])
+        // two.flac has AlbumArtist, so its Artist is not consulted.
+        #expect(try await fixture.find(["(AlbumArtist == 'Gamma')"]) == [])
+        #expect(try await fixture.find(["(AlbumArtistSort == 'Various')"]) == ["a/two.flac"])
+    }
+
+    @Test func searchFoldsCaseAndMatchesSubstrings() async throws {
+        #expect(try await fixture.search(["artist", "ALP"]) == ["a/one.flac", "b/three.mp3"])
+        #expect(try await fixture.search(["(Artist == 'ALPHA')"]) == ["a/one.flac", "b/three.mp3"])
+        #expect(try await fixture.find(["(Artist eq_ci 'ALPHA')"]) == ["a/one.flac", "b/three.mp3"])
+        // Full case folding: ß folds to ss; accents are not stripped (MPD 0.23 with ICU).
+        #expect(try await fixture.search(["(Title == 'STRASSE')"]) == ["a/one.flac"])
+        #expect(try await fixture.search(["(Title contains 'éCL')"]) == ["a/two.flac"])
+        #expect(try await fixture.search(["(Title contains 'ecl')"]) == [])
+        #expect(try await fixture.search(["(Title contains '本語')"]) == ["b/three.mp3"])
+    }
+
+    @Test func containsStartsWithAndRegex() async throws {
+        #expect(try await fixture.find(["(Title contains 'air')"]) == ["a/two.flac"])
+        #expect(try await fixture.find(["(Title starts_with 'No')"]) == ["b/sub/four.ogg"])
+        #expect(try await fixture.find(["(Title starts_with 'Artist')"]) == [])
+        #expect(try await fixture.find(["(Artist =~ '^[AB]')"]) == ["a/one.flac"])
+        #expect(try await fixture.search(["(Artist =~ '^a.*a$')"]) == ["a/one.flac", "b/three.mp3"])
+        #expect(try await fixture.find(["(Artist !~ 'a')"]) == ["b/sub/four.ogg"])
+    }
+
+    @Test func anyLooksAtEveryTagButNotTheURI() async throws {
+        #expect(try await fixture.find(["(any == 'First')"]) == ["a/one.flac", "a/two.flac"])
+        #expect(try await fixture.search(["any", "three"]) == [])
+    }
+
+    @Test func fileBaseAndTimes() async throws {
+        #expect(try await fixture.find(["(file == 'b/three.mp3')"]) == ["b/three.mp3"])
+        #expect(try await fixture.search(["(file contains 'SUB')"]) == ["b/sub/four.ogg"])
+        #expect(try await fixture.find(["(base 'b')"]) == ["b/three.mp3", "b/sub/four.ogg"])
+        #expect(try await fixture.find(["(base 'b')", "(Title == 'No Artist')"]) == ["b/sub/four.ogg"])
+        await #expect(throws: ACKError(.noExist, "No such directory")) {
+            try await fixture.find(["(base 'nope')"])
+        }
+        #expect(try await fixture.find(["(modified-since '2000')"]) == ["a/two.flac", "b/three.mp3"])
+        #expect(try await fixture.find(["(added-since '5500')"]) == ["a/two.flac"])
+        #expect(try await fixture.find(["(AudioFormat == '44100:16:2')"]) == ["a/one.flac"])
+        #expect(try await fixture.find(["(AudioFormat =~ '44100:*:*')"]) == ["a/one.flac", "b/three.mp3"])
+        #expect(try await fixture.find(["(!(AudioFormat =~ '*:*:2'))"]) == ["root.wav", "b/three.mp3", "b/sub/four.ogg"])
+    }
+
+    @Test func walkOrderSortAndWindow() async throws {
+        // Root songs first, then each directory's songs (album, disc, track, name), then subdirectories.
+        #expect(try await fixture.find(["(base '')"]) == [])
+        #expect(try await fixture.find(["(file != '')"]) == ["root.wav", "a/one.flac", "a/two.flac", "b/three.mp3", "b/sub/four.ogg"])
+        #expect(try await fixture.find(["(file != '')", "sort", "Track"]) == ["root.wav", "b/three.mp3", "b/sub/four.ogg", "a/one.flac", "a/two.flac"])
+        #expect(try await fixture.find(["(file != '')", "sort", "-Title"]) == ["b/three.mp3", "a/two.flac", "a/one.flac", "b/sub/four.ogg", "root.wav"])
+        #expect(try await fixture.find(["(file != '')", "sort", "-Last-Modified", "window", "0:2"]) == ["b/three.mp3", "a/two.flac"])
+        #expect(try await fixture.find(["(file != '')", "window", "3:"]) == ["b/three.mp3", "b/sub/four.ogg"])
+        // AlbumArtist sorts by Artist when missing.
+        #expect(try await fixture.find(["(file != '')", "sort", "AlbumArtist"]) == ["b/sub/four.ogg", "a/one.flac", "a/two.flac", "root.wav", "b/three.mp3"])
+    }
+
+    @Test func songsCarryTheirTagsInOrder() async throws {
+        let songs = try await fixture.queries.songs(matching: FilterQuery(expression: .tag(.file, StringMatch("a/one.flac"))))
+        #expect(songs == [Song(uri: "a/one.flac", tags: [.init("Artist", "Alpha"), .init("Artist", "Beta"),
+                                                          .init("Album", "First"), .init("Track", "2"),
+                                                          .init("Title", "Straße")],
+                               duration: 61.5, lastModified: 1000, added: 5000, audioFormat: "44100:16:2")])
+    }
+
+    @Test func countTotalsAndGroups() async throws {
+        let all = try await fixture.queries.count(CountQuery(expression: .and([])))
+        #expect(all.map(\.songs) == [5] && all.map(\.playtime) == [102])
+        let byArtist = try await fixture.queries.count(CountQuery(expression: .and([]), group: .artist))
+        #expect(byArtist.map(\.group) == ["", "Alpha", "Beta", "Gamma", "Zeta", "alpha"])
+        #expect(byArtist.map(\.songs) == [1, 1, 1, 1, 1, 1])
+        #expect(byArtist.map(\.playtime) == [0, 61, 61, 30, 1, 10])
+        let byAlbumArtist = try await fixture.queries.count(CountQuery(expression: .tag(.tag(.album), StringMatch("First")), group: .albumArtist))
+        #expect(byAlbumArtist.map(\.group) == ["Alpha", "Beta", "Various"])
+    }
+
+    @Test func listDedupesSortsBytewiseAndGroups() async throws {
+        #expect(try await fixture.queries.list(ListQuery(tag: .artist)) == [[""], ["Alpha"], ["Beta"], ["Gamma"], ["Zeta"], ["alpha"]])
+        #expect(try await fixture.queries.list(ListQuery(tag: .album, expression: .tag(.tag(.artist), StringMatch("Gamma")))) == [["First"]])
+        let grouped = try await fixture.queries.list(ListQuery(tag: .title, groups: [.album]))
+        #expect(grouped == [["", "No Artist"], ["", "日本語の歌"], ["First", "Straße"], ["First", "Éclair"], ["Zed", ""]])
+        #expect(try await fixture.queries.list(ListQuery(tag: nil)).count == 5)
+    }
+
+    @Test func netEaseSongsFollowTheTree() async throws {
+        try fixture.add("netease://song/1", [(.artist, "Alpha")])
+        #expect(try await fixture.find(["(Artist == 'Alpha')"]) == ["a/one.flac", "netease://song/1"])
+    }
+
+    @Test func regexErrorsAreCaughtWhileParsing() async throws {
+        await #expect(throws: ACKError.self) { try await fixture.find(["(Artist =~ '(')"]) }
+    }
+
+    @Test func caseFoldingIsFull() {
+        #expect(CaseFolding.fold("Straße") == "strasse")
+        #expect(CaseFolding.fold("ÉCLAIR") == "éclair")
+        #expect(CaseFolding.fold("ΣΊΣΥΦΟΣ") == "σίσυφοσ")
+        #expect(CaseFolding.fold("日本") == "日本")
+        #expect(CaseFolding.fold("ı") == "ı")
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Library
+import PlayerCore
+import Testing
+
+/// Stored playlists as m3u files, readable and writable by MPD.
+@Suite struct PlaylistDirectoryTests {
+    let root: String
+    let directory: PlaylistDirectory
+
+    init() throws {
+        root = NSTemporaryDirectory() + "nosignal-playlists-\(UUID().uuidString)"
+        directory = PlaylistDirectory(path: root, musicDirectory: "/music", maximumLength: 4)
+    }
+
+    func contents(_ name: String) throws -> String {
+        try String(contentsOfFile: root + "/" + name + ".m3u", encoding: .utf8)
+    }
+
+    @Test func saveWritesOneURIPerLine() throws {
+        try directory.save("p", uris: ["a/b.flac", "http://x/y"], mode: .create)
+        #expect(try contents("p") == "a/b.flac\nhttp://x/y\n")
+        #expect(throws: PlayerError.playlistExists("Playlist already exists")) {
+            try directory.save("p", uris: [], mode: .create)
+        }
+        try directory.save("p", uris: ["c"], mode: .append)
+        #expect(try directory.load("p") == ["a/b.flac", "http://x/y", "c"])
+        try directory.save("p", uris: ["d"], mode: .replace)
+        #expect(try directory.load("p") == ["d"])
+        #expect(try directory.list().map(\.name) == ["p"])
+    }
+
+    @Test func readsFilesWrittenByOthers() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "#EXTM3U\r\n/music/a/b.flac\r\n\r\n# comment\nhttp://radio/x\nrel/c.mp3\n/elsewhere/d.mp3\n"
+            .write(toFile: root + "/m.m3u", atomically: true, encoding: .utf8)
+        #expect(try directory.load("m") == ["a/b.flac", "http://radio/x", "rel/c.mp3", "/elsewhere/d.mp3"])
+    }
+
+    @Test func namesAndErrors() throws {
+        #expect(throws: PlayerError.badPlaylistName) { try directory.save("a/b", uris: [], mode: .create) }
+        #expect(throws: PlayerError.badPlaylistName) { try directory.save("", uris: [], mode: .create) }
+        #expect(throws: PlayerError.noSuchPlaylist) { try directory.load("nope") }
+        #expect(throws: PlayerError.noSuchPlaylist) { try directory.remove("nope") }
+        #expect(throws: PlayerError.playlistTooLarge) {
+            try directory.save("big", uris: ["1", "2", "3", "4", "5"], mode: .create)
+        }
+        try directory.save("a", uris: ["1"], mode: .create)
+        try directory.save("b", uris: ["2"], mode: .create)
+        #expect(throws: PlayerError.playlistExists("Playlist exists already")) { try directory.rename("nope", to: "b") }
+        #expect(throws: PlayerError.noSuchPlaylist) { try directory.rename("nope", to: "c") }
+        try directory.rename("a", to: "c")
+        #expect(try directory.list().map(\.name) == ["b", "c"])
+        try directory.edit("c", createIfMissing: false) { $0 + ["x"] }
+        #expect(try directory.load("c") == ["1", "x"])
+        #expect(throws: PlayerError.noSuchPlaylist) { try directory.edit("z", createIfMissing: false) { $0 } }
+        try directory.remove("c")
+        #expect(try directory.list().map(\.name) == ["b"])
+    }
+}
+
+/// MPD's state-file format, both ways.
+@Suite struct StateFileTests {
+    static let mpdFile = """
+        sw_volume: 50
+        audio_device_state:1:null
+        state: stop
+        current: 1
+        random: 0
+        repeat: 1
+        single: 2
+        consume: 0
+        crossfade: 3
+        mixrampdb: 0.000000
+        mixrampdelay: -1.000000
+        playlist_begin
+        0:dir1/a.mp3
+        Prio: 5
+        1:dir1/b.mp3
+        song_begin: http://host/x.mp3
+        Range: 500-1500
+        Time: 2.037000
+        Artist: Foo
+        song_end
+        playlist_end
+
+        """
+
+    @Test func parsesWhatMPDWrites() {
+        let state = StateFile.parse(Self.mpdFile)
+        #expect(state.volume == 50)
+        #expect(state.options.repeat && !state.options.random)
+        #expect(state.options.single == .oneshot)
+        #expect(state.options.crossfade == 3)
+        #expect(state.queue.currentPosition == 1)
+        #expect(state.queue.entries.map(\.song.uri) == ["dir1/a.mp3", "dir1/b.mp3", "http://host/x.mp3"])
+        #expect(state.queue.entries.map(\.priority) == [0, 5, 0])
+        #expect(state.queue.entries[2].range == Queue.ClosedRangeSeconds(start: 0.5, end: 1.5))
+        #expect(state.queue.entries[2].song.tags == [Song.Tag("Artist", "Foo")])
+        #expect(state.queue.entries[2].song.duration == 2.037)
+    }
+
+    @Test func writesWhatMPDReads() {
+        let state = StateFile.parse(Self.mpdFile)
+        let expected = Self.mpdFile.replacingOccurrences(of: "audio_device_state:1:null\n", with: "")
+        #expect(StateFile.render(state) == expected)
+    }
+
+    @Test func saverWritesAtomicallyAndRestores() throws {
+        let path = NSTemporaryDirectory() + "nosignal-state-\(UUID().uuidString)/state"
+        let saver = StateFileSaver(path: path)
+        let saved = StateFile.parse(Self.mpdFile)
+        saver.attach { saved }
+        saver.saveNow()
+        #expect(saver.load() == saved)
+        #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
+    }
+}

@@ -1,0 +1,198 @@
+import FFmpegDecoder
+import Foundation
+import Library
+import Logging
+import MPDProtocol
+import PlayerCore
+import PlayerRuntime
+import Testing
+@testable import MPDServer
+
+/// The library behind the database port, as `Sources/nosignal/Library+Ports.swift` wires it (the executable
+/// cannot be imported by tests, so this adapter repeats its few lines).
+struct LibraryPort: MusicDatabase {
+    let library: MusicLibrary
+
+    func songsForQueue(uri: String) async throws -> [Song] { try map { try library.songsForQueue(uri: uri) } }
+    func entries(uri: String, recursive: Bool) async throws -> [DatabaseEntry] {
+        try map {
+            try library.list(uri: uri, recursive: recursive).map { entry -> DatabaseEntry in
+                switch entry {
+                case .directory(let path, let modified): .directory(path: path, lastModified: modified)
+                case .song(let song): .song(song)
+                case .playlist(let path, let modified): .playlist(path: path, lastModified: modified)
+                }
+            }
+        }
+    }
+    func files(uri: String) async throws -> [StorageFileEntry] {
+        try map { try library.listFiles(uri: uri).map { .init(name: $0.name, isDirectory: $0.isDirectory, size: $0.size,
+                                                              lastModified: $0.lastModified) } }
+    }
+    func startUpdate(uri: String, rescan: Bool) throws -> Int { try map { try library.enqueueUpdate(uri: uri, discard: rescan) } }
+    var updatingJobID: Int? { library.runningUpdateID }
+    func comments(uri: String) async throws -> [(key: String, value: String)] { try map { try library.comments(uri: uri) } }
+    func albumArt(uri: String) async throws -> [UInt8] { try map { try library.albumArt(uri: uri) } }
+    func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? {
+        try map { try library.picture(uri: uri).map { ($0.data, $0.mimeType) } }
+    }
+    func statistics() async throws -> DatabaseStatistics {
+        try map {
+            let s = try library.stats()
+            return .init(artists: s.artists, albums: s.albums, songs: s.songs, playtime: s.playtime, lastUpdate: s.lastUpdate)
+        }
+    }
+
+    private func map<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as LibraryError {
+            switch error {
+            case .notFound(let message): throw DatabaseError.notFound(message)
+            case .argument(let message): throw DatabaseError.conflict(message)
+            case .updateBusy(let message): throw ACKError(.updateAlready, message)
+            case .system(let message): throw ACKError(.system, message)
+            }
+        }
+    }
+}
+
+/// The generated test library (`Tests/Support/make_library.sh`, real ffmpeg), scanned once into a real SQLite file.
+final class BrowseFixture: Sendable {
+    static let shared = try! BrowseFixture()
+
+    let root: URL
+    let library: MusicLibrary
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("nosignal-browse-\(UUID().uuidString)")
+        let music = root.appendingPathComponent("music").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/make_library.sh").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script, music]
+        try process.run()
+        process.waitUntilExit()
+        let database = try LibraryDatabase(path: root.appendingPathComponent("database.sqlite").path)
+        library = MusicLibrary(database: database, musicDirectory: music, inspector: FFmpegInspector(),
+                               logger: Logger(label: "test"))
+        try library.runUpdate(uri: "", discard: false)
+    }
+
+    func client() async -> TestSession {
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
+        let server = ServerContext(settings: ServerSettings(), store: store, database: LibraryPort(library: library),
+                                   logger: Logger(label: "test"))
+        return await TestSession(server: server, isLocal: true)
+    }
+}
+
+/// Expected texts are Debian's MPD 0.23.12 answers on the same generated library.
+@Suite(.serialized) struct DatabaseBrowseCommandsTests {
+    @Test func lsinfoRootAndADirectory() async throws {
+        let c = await BrowseFixture.shared.client()
+        let song = """
+            Last-Modified: 2020-01-02T03:04:05Z
+            Format: 44100:f:1
+            Artist: Solo
+            Title: Root Song
+            Date: 2020
+            Time: 1
+            duration: 1.000
+
+            """
+        var dirs = ""
+        for name in ["It's \"quoted\"", "Sigur Rós", "Untagged", "Various", "日本語"] {
+            dirs += "directory: \(name)\nLast-Modified: 2020-01-02T03:04:05Z\n"
+        }
+        let root = "file: .hidden.ogg\n" + song + "file: root.ogg\n" + song + dirs + "OK\n"
+        #expect(await c.send("lsinfo") == root)
+        #expect(await c.send("lsinfo \"/\"") == root)
+        #expect(await c.send("lsinfo \"Sigur Rós/( )\"") == """
+            file: Sigur Rós/( )/01 Vaka.mp3
+            Last-Modified: 2020-01-02T03:04:05Z
+            Format: 44100:24:1
+            Artist: Sigur Rós
+            Title: Vaka
+            Album: ( )
+            Track: 1
+            Date: 2002
+            Genre: Post-Rock
+            MUSICBRAINZ_ARTISTID: a1e2c3d4-0001-4000-8000-000000000001
+            Time: 1
+            duration: 1.044
+            OK
+
+            """)
+        #expect(await c.send("lsinfo nope") == "ACK [50@0] {lsinfo} No such directory\n")
+        #expect(await c.send("tagtypes clear") == "OK\n")
+        #expect(await c.send("lsinfo root.ogg") == """
+            file: root.ogg
+            Last-Modified: 2020-01-02T03:04:05Z
+            Format: 44100:f:1
+            Time: 1
+            duration: 1.000
+            OK
+
+            """)
+    }
+
+    @Test func listallListallinfoListfiles() async throws {
+        let c = await BrowseFixture.shared.client()
+        #expect(await c.send("listall Various") == """
+            directory: Various
+            directory: Various/Compilation
+            file: Various/Compilation/01 Duet.flac
+            file: Various/Compilation/02 Beta Solo.ogg
+            file: Various/Compilation/03 gamma.mp3
+            OK
+
+            """)
+        let info = await c.send("listallinfo \"Sigur Rós/Ágætis byrjun\"")
+        #expect(info.hasPrefix("directory: Sigur Rós/Ágætis byrjun\nLast-Modified: 2020-01-02T03:04:05Z\nfile: "))
+        #expect(info.hasSuffix("playlist: Sigur Rós/Ágætis byrjun/album.m3u\nLast-Modified: 2021-06-07T08:09:10Z\nOK\n"))
+        #expect(await c.send("listfiles Broken").split(separator: "\n").sorted() == [
+            "Last-Modified: 2020-01-02T03:04:05Z", "Last-Modified: 2020-01-02T03:04:05Z", "OK",
+            "file: corrupt.mp3", "file: notes.txt", "size: 10", "size: 8192",
+        ])
+        let missing = await c.send("listfiles nope")
+        #expect(missing.hasPrefix("ACK [52@0] {listfiles} Failed to open ") && missing.hasSuffix("nope: No such file or directory\n"))
+    }
+
+    @Test func albumartAndReadpictureInChunks() async throws {
+        let c = await BrowseFixture.shared.client()
+        #expect(await c.send("binarylimit 64") == "OK\n")
+        let first = await c.sendRaw(Array("albumart \"Sigur Rós/Ágætis byrjun/02 Svefn-g-englar.ogg\" 192".utf8)).text
+        #expect(first.hasPrefix("size: 230\nbinary: 38\n") && first.hasSuffix("\nOK\n"))
+        #expect(await c.send("albumart \"Sigur Rós/Ágætis byrjun/01 Intro.flac\" 230") == "size: 230\nbinary: 0\n\nOK\n")
+        #expect(await c.send("albumart \"Sigur Rós/Ágætis byrjun/01 Intro.flac\" 231")
+                == "ACK [2@0] {albumart} Offset too large\n")
+        #expect(await c.send("albumart root.ogg 0") == "ACK [50@0] {albumart} No file exists\n")
+        let picture = await c.send("readpicture \"Various/Compilation/01 Duet.flac\" 0")
+        #expect(picture.hasPrefix("size: ") && picture.contains("\ntype: image/png\nbinary: 64\n"))
+        #expect(await c.send("readpicture root.ogg 0") == "OK\n")
+        #expect(await c.send("readpicture \"Various/Compilation/01 Duet.flac\" 100000")
+                == "ACK [2@0] {readpicture} Bad file offset\n")
+        #expect(await c.send("readpicture nope.mp3 0") == "ACK [50@0] {readpicture} No such song\n")
+    }
+
+    @Test func readcommentsStatsAndUpdate() async throws {
+        let c = await BrowseFixture.shared.client()
+        #expect(await c.send("readcomments \"Untagged/silence.wav\"") == "OK\n")
+        let comments = await c.send("readcomments \"Various/Compilation/01 Duet.flac\"")
+        #expect(comments.hasPrefix("ARTIST: Alpha\nARTIST: Beta\nALBUMARTIST: Various Artists\n"))
+        let stats = await c.send("stats")
+        #expect(stats.contains("\nartists: 8\nalbums: 5\nsongs: 15\ndb_playtime: 17\ndb_update: "))
+        let update = await c.send("update")
+        #expect(update.hasPrefix("updating_db: ") && update.hasSuffix("\nOK\n"))
+        #expect(await c.send("update ../x") == "ACK [2@0] {update} Malformed path\n")
+        await BrowseFixture.shared.library.waitForUpdates()
+        #expect(!(await c.send("status")).contains("updating_db"))
+    }
+
+    @Test func withoutDatabase() async {
+        let c = await TestSession(server: TestSession.server())
+        #expect(await c.send("lsinfo") == "ACK [50@0] {lsinfo} No database\n")
+        #expect(await c.send("update") == "ACK [50@0] {update} No database\n")
+        #expect(await c.send("stats").hasSuffix("playtime: 0\nOK\n"))
+    }
+}

@@ -1,0 +1,144 @@
+import MPDProtocol
+import PlayerCore
+import PlayerRuntime
+import Synchronization
+import Testing
+@testable import MPDServer
+
+/// An in-memory playlist directory with the semantics of `Library.PlaylistDirectory`.
+final class MemoryPlaylists: PlaylistStore {
+    let files = Mutex<[String: [String]]>([:])
+
+    func playlists() async throws -> [StoredPlaylistInfo] {
+        files.withLock { $0.keys.sorted().map { StoredPlaylistInfo(name: $0, lastModified: 0) } }
+    }
+
+    func uris(of name: String) async throws -> [String] {
+        guard let uris = files.withLock({ $0[name] }) else { throw PlayerError.noSuchPlaylist }
+        return uris
+    }
+
+    func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws {
+        try files.withLock { files in
+            switch mode {
+            case .create:
+                guard files[name] == nil else { throw PlayerError.playlistExists("Playlist already exists") }
+                files[name] = uris
+            case .append: files[name, default: []] += uris
+            case .replace: files[name] = uris
+            }
+        }
+    }
+
+    func editPlaylist(_ name: String, createIfMissing: Bool, _ body: @Sendable ([String]) throws -> [String]?)
+        async throws
+    {
+        try files.withLock { files in
+            guard let current = files[name] ?? (createIfMissing ? [] : nil) else { throw PlayerError.noSuchPlaylist }
+            if let updated = try body(current) { files[name] = updated }
+        }
+    }
+
+    func renamePlaylist(_ name: String, to newName: String) async throws {
+        try files.withLock { files in
+            guard files[newName] == nil else { throw PlayerError.playlistExists("Playlist exists already") }
+            guard let uris = files[name] else { throw PlayerError.noSuchPlaylist }
+            files[newName] = uris
+            files[name] = nil
+        }
+    }
+
+    func removePlaylist(_ name: String) async throws {
+        try files.withLock { files in
+            guard files.removeValue(forKey: name) != nil else { throw PlayerError.noSuchPlaylist }
+        }
+    }
+}
+
+@Suite struct StoredPlaylistCommandsTests {
+    static func client() async -> TestSession {
+        var settings = ServerSettings()
+        settings.playlistDirectory = "/playlists"
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: .init(label: "test"))
+        let server = ServerContext(settings: settings, store: store, playlists: MemoryPlaylists(),
+                                   logger: .init(label: "test"))
+        let c = await TestSession(server: server)
+        for i in 0..<3 { await c.send("add http://host/\(i)") }
+        return c
+    }
+
+    @Test func saveListLoad() async {
+        let c = await Self.client()
+        #expect(await c.send("save p1") == "OK\n")
+        #expect(await c.send("save p1") == "ACK [56@0] {save} Playlist already exists\n")
+        #expect(await c.send("save a/b") == "ACK [2@0] {save} Bad playlist name\n")
+        #expect(await c.send("save \"\"") == "ACK [2@0] {save} Bad playlist name\n")
+        #expect(await c.send("listplaylists") == "playlist: p1\nLast-Modified: 1970-01-01T00:00:00Z\nOK\n")
+        #expect(await c.send("listplaylist p1") == "file: http://host/0\nfile: http://host/1\nfile: http://host/2\nOK\n")
+        #expect(await c.send("listplaylistinfo p1 1:2") == "file: http://host/1\nOK\n")
+        #expect(await c.send("listplaylist nope") == "ACK [50@0] {listplaylist} No such playlist\n")
+        #expect(await c.send("load nope") == "ACK [50@0] {load} No such playlist\n")
+        #expect(await c.send("load p1 1:3 0") == "OK\n")
+        #expect(await c.send("playlist") == """
+            0:file: http://host/1
+            1:file: http://host/2
+            2:file: http://host/0
+            3:file: http://host/1
+            4:file: http://host/2
+            OK
+
+            """)
+        #expect(await c.send("load p1 0:1 +0") == "ACK [55@0] {load} No current song\n")
+        #expect(await c.send("playlistlength p1") == "songs: 3\nplaytime: 0\nOK\n")
+        #expect(await c.send("save p1 append") == "OK\n")
+        #expect(await c.send("playlistlength p1") == "songs: 8\nplaytime: 0\nOK\n")
+        #expect(await c.send("save p1 bogus") ==
+                "ACK [2@0] {save} Unrecognized save mode, expected one of: create, append, replace\n")
+    }
+
+    @Test func editing() async {
+        let c = await Self.client()
+        await c.send("save p1")
+        await c.send("save p2")
+        #expect(await c.send("rename nope x") == "ACK [50@0] {rename} No such playlist\n")
+        #expect(await c.send("rename p1 p2") == "ACK [56@0] {rename} Playlist exists already\n")
+        #expect(await c.send("rename nope p2") == "ACK [56@0] {rename} Playlist exists already\n")
+        #expect(await c.send("rename p1 a/b") == "ACK [2@0] {rename} Bad playlist name\n")
+        #expect(await c.send("playlistdelete p1 10") == "ACK [2@0] {playlistdelete} Bad song index\n")
+        #expect(await c.send("playlistdelete nope 0") == "ACK [50@0] {playlistdelete} No such playlist\n")
+        #expect(await c.send("playlistmove p1 0 10") == "ACK [2@0] {playlistmove} Bad range\n")
+        #expect(await c.send("playlistmove nope 0 1") == "ACK [50@0] {playlistmove} No such playlist\n")
+        #expect(await c.send("playlistmove nope 1 1") == "OK\n")
+        #expect(await c.send("playlistadd p1 http://y 10") == "ACK [2@0] {playlistadd} Bad position\n")
+        #expect(await c.send("playlistadd p3 nonexist") == "ACK [50@0] {playlistadd} No database\n")
+        #expect(await c.send("playlistadd p3 http://a") == "OK\n")
+        #expect(await c.send("playlistadd p3 http://b 0") == "OK\n")
+        #expect(await c.send("playlistmove p3 0 1") == "OK\n")
+        #expect(await c.send("listplaylist p3") == "file: http://a\nfile: http://b\nOK\n")
+        #expect(await c.send("playlistdelete p3 0") == "OK\n")
+        #expect(await c.send("listplaylist p3") == "file: http://b\nOK\n")
+        #expect(await c.send("playlistclear nope") == "ACK [50@0] {playlistclear} No such playlist\n")
+        #expect(await c.send("playlistclear p3") == "OK\n")
+        #expect(await c.send("listplaylist p3") == "OK\n")
+        #expect(await c.send("rm p3") == "OK\n")
+        #expect(await c.send("rm p3") == "ACK [50@0] {rm} No such playlist\n")
+        #expect(await c.send("rename p1 p9") == "OK\n")
+        #expect(await c.send("listplaylists") ==
+                "playlist: p2\nLast-Modified: 1970-01-01T00:00:00Z\nplaylist: p9\nLast-Modified: 1970-01-01T00:00:00Z\nOK\n")
+    }
+
+    @Test func searchPlaylist() async {
+        let c = await Self.client()
+        await c.send("save p1")
+        #expect(await c.send("searchplaylist p1 \"(file contains 'HOST/1')\"") == "file: http://host/1\nPos: 1\nOK\n")
+    }
+
+    @Test func hiddenWithoutAPlaylistDirectory() {
+        let table = CommandTable.standard(for: ServerSettings())
+        #expect(table["save"] == nil && table["listplaylists"] == nil)
+        #expect(table["load"] != nil && table["listplaylist"] != nil)
+        var settings = ServerSettings()
+        settings.playlistDirectory = "/p"
+        #expect(CommandTable.standard(for: settings)["save"] != nil)
+    }
+}
