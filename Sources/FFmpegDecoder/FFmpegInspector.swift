@@ -30,8 +30,12 @@ public struct FFmpegInspector: AudioFileInspector {
             throw InspectError.open(path: path, message: Self.errorText(status))
         }
         defer { avformat_close_input(&context) }
-        let found = avformat_find_stream_info(format, nil)
-        guard found >= 0 else { throw InspectError.open(path: path, message: Self.errorText(found)) }
+        // Probing decodes frames and is most of the cost of a scan: skip it when the headers already say all we
+        // need (FLAC, Ogg, MP4 and WAV usually do; MP3 without a Xing header does not).
+        if !Self.headersSuffice(format) {
+            let found = avformat_find_stream_info(format, nil)
+            guard found >= 0 else { throw InspectError.open(path: path, message: Self.errorText(found)) }
+        }
 
         var audio: UnsafeMutablePointer<AVStream>?
         var picture: InspectedFile.Picture?
@@ -87,6 +91,22 @@ public struct FFmpegInspector: AudioFileInspector {
         }
         result.picture = picture
         return result
+    }
+
+    static func headersSuffice(_ format: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        let nopts = nosignal_av_nopts_value()
+        var hasAudio = false
+        for index in 0..<Int(format.pointee.nb_streams) {
+            guard let stream = format.pointee.streams[index] else { return false }
+            let p = stream.pointee.codecpar.pointee
+            guard p.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            hasAudio = true
+            guard p.sample_rate > 0, p.ch_layout.nb_channels > 0, p.format >= 0 || p.bits_per_raw_sample > 0
+                    || p.codec_id == AV_CODEC_ID_OPUS || p.codec_id == AV_CODEC_ID_VORBIS
+                    || p.codec_id == AV_CODEC_ID_AAC,
+                  stream.pointee.duration != nopts && stream.pointee.duration > 0 else { return false }
+        }
+        return hasAudio
     }
 
     static func pairs(_ dictionary: OpaquePointer?) -> [(String, String)] {
@@ -178,6 +198,8 @@ public struct FFmpegInspector: AudioFileInspector {
             bits = "24" // MPD's libmad decoder delivers 24-bit samples
         case AV_CODEC_ID_OPUS:
             bits = "16" // MPD's libopus decoder delivers 16-bit samples
+        case AV_CODEC_ID_VORBIS, AV_CODEC_ID_AAC:
+            bits = "f" // decoded as floating point (known before any frame is decoded)
         default:
             switch AVSampleFormat(rawValue: p.format) {
             case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: bits = "8"

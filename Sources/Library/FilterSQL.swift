@@ -41,6 +41,8 @@ enum FilterSQL {
     /// `uri_is_child_or_same(base, uri)`. The range test on the unique `uri` index is bytewise, as SQLite compares
     /// TEXT with memcmp: every URI that starts with `dir/` lies in [`dir/`, `dir0`).
     static func baseCondition(_ directory: String) -> SQL {
+        // `(base "")` is the whole database (checked against Debian's MPD 0.23.12).
+        guard !directory.isEmpty else { return "1" }
         let lower = directory + "/"
         let upper = directory + "0"
         return "(s.uri = \(directory) OR (s.uri >= \(lower) AND s.uri < \(upper)))"
@@ -113,20 +115,49 @@ enum FilterSQL {
 
 /// The SQL functions the translated filters call. They are registered on each connection before a query.
 enum FilterFunctions {
+    /// A compiled `=~` pattern: PCRE2 as MPD uses it, or `NSRegularExpression` when libpcre2 is missing.
     final class CompiledRegex: @unchecked Sendable {
-        let regex: NSRegularExpression
-        init(_ regex: NSRegularExpression) { self.regex = regex }
+        private let pcre: PCRE2.Code?
+        private let regex: NSRegularExpression?
+
+        init(pcre: PCRE2.Code) {
+            self.pcre = pcre
+            regex = nil
+        }
+
+        init(_ regex: NSRegularExpression) {
+            pcre = nil
+            self.regex = regex
+        }
+
+        func matches(_ value: String) -> Bool {
+            if let pcre { return pcre.matches(value) }
+            guard let regex else { return false }
+            return regex.firstMatch(in: value, options: [], range: NSRange(value.startIndex..<value.endIndex, in: value)) != nil
+        }
     }
 
     private static let cache = Mutex<[String: CompiledRegex]>([:])
 
-    /// Compiles like MPD's `RegexPointer` (`PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE`, plus `PCRE2_CASELESS`).
-    static func compile(_ pattern: String, caseless: Bool) throws -> CompiledRegex {
+    /// Compiles like MPD's `UniqueRegex::Compile` (`PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE`, plus `PCRE2_CASELESS`).
+    static func compile(_ pattern: String, caseless: Bool) throws(ACKError) -> CompiledRegex {
         let key = (caseless ? "i" : "c") + pattern
         if let cached = cache.withLock({ $0[key] }) { return cached }
-        var options: NSRegularExpression.Options = [.dotMatchesLineSeparators]
-        if caseless { options.insert(.caseInsensitive) }
-        let compiled = CompiledRegex(try NSRegularExpression(pattern: pattern, options: options))
+        let compiled: CompiledRegex
+        if let pcre = PCRE2.shared {
+            switch pcre.compile(pattern, caseless: caseless) {
+            case .success(let code): compiled = CompiledRegex(pcre: code)
+            case .failure(let error): throw ACKError(.arg, error.message)
+            }
+        } else {
+            var options: NSRegularExpression.Options = [.dotMatchesLineSeparators]
+            if caseless { options.insert(.caseInsensitive) }
+            do {
+                compiled = CompiledRegex(try NSRegularExpression(pattern: pattern, options: options))
+            } catch {
+                throw ACKError(.arg, "Error in regex at offset 0: invalid regular expression")
+            }
+        }
         cache.withLock { cache in
             if cache.count > 256 { cache.removeAll() }
             cache[key] = compiled
@@ -134,23 +165,16 @@ enum FilterFunctions {
         return compiled
     }
 
-    /// MPD's text for a pattern that does not compile. PCRE2's own messages are not available here, so the text
-    /// after the colon differs from MPD's.
+    /// MPD's check while parsing: the error text is PCRE2's own when libpcre2 is available.
     static func validate(_ pattern: String, caseless: Bool) throws(ACKError) {
-        do {
-            _ = try compile(pattern, caseless: caseless)
-        } catch {
-            throw ACKError(.arg, "Error in regex at offset 0: invalid regular expression")
-        }
+        _ = try compile(pattern, caseless: caseless)
     }
 
     static let regex = DatabaseFunction("mpd_regex", argumentCount: 3, pure: true) { values in
         guard let pattern = String.fromDatabaseValue(values[0]),
               let value = String.fromDatabaseValue(values[2]) else { return false }
         let caseless = (Int.fromDatabaseValue(values[1]) ?? 0) != 0
-        let compiled = try compile(pattern, caseless: caseless)
-        let range = NSRange(value.startIndex..<value.endIndex, in: value)
-        return compiled.regex.firstMatch(in: value, options: [], range: range) != nil
+        return try compile(pattern, caseless: caseless).matches(value)
     }
 
     static let fold = DatabaseFunction("mpd_fold", argumentCount: 1, pure: true) { values in

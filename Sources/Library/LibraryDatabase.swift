@@ -22,6 +22,9 @@ public final class LibraryDatabase: Sendable {
         if !parent.isEmpty { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        // WAL with `synchronous = NORMAL`: commits do not wait for fsync (the database stays consistent; a power
+        // cut may lose the last transactions, which the next update redoes). A scan commits once per directory.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)

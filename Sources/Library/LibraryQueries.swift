@@ -28,7 +28,7 @@ public final class LibraryQueries: Sendable {
     public func songs(matching query: FilterQuery) async throws -> [Song] {
         try await read { db in
             try Self.checkBase(query.expression, db)
-            let ids = try Self.orderedIDs(query, db)
+            let ids = try Self.ordered(query, db).map(\.id)
             return try Self.loadSongs(ids, db)
         }
     }
@@ -38,15 +38,7 @@ public final class LibraryQueries: Sendable {
         try await read { db in
             let expression = expression ?? .and([])
             try Self.checkBase(expression, db)
-            let ids = try Self.orderedIDs(FilterQuery(expression: expression), db)
-            var uris: [String] = []
-            uris.reserveCapacity(ids.count)
-            for chunk in Self.chunks(ids) {
-                let rows = try Row.fetchAll(db, sql: "SELECT id, uri FROM song WHERE id IN (\(chunk))")
-                var byID: [Int64: String] = [:]
-                for row in rows { byID[row[0]] = row[1] }
-                for id in Self.ids(chunk) { if let uri = byID[id] { uris.append(uri) } }
-            }
+            let uris = try Self.ordered(FilterQuery(expression: expression), db).map(\.uri)
             return uris
         }
     }
@@ -193,8 +185,8 @@ public final class LibraryQueries: Sendable {
         "(SELECT value FROM song_tag WHERE song_id = s.id AND tag = \(tag.rawValue) ORDER BY position LIMIT 1)"
     }
 
-    /// The matching song ids in MPD's walk order, stably sorted by the sort key, cut to the window.
-    static func orderedIDs(_ query: FilterQuery, _ db: Database) throws -> [Int64] {
+    /// The matching songs (id and URI) in MPD's walk order, stably sorted by the sort key, cut to the window.
+    static func ordered(_ query: FilterQuery, _ db: Database) throws -> [(id: Int64, uri: String)] {
         var sortColumn = "NULL"
         switch query.sort?.key {
         case .tag(let tag)?:
@@ -204,17 +196,42 @@ public final class LibraryQueries: Sendable {
         case .priority?, nil: break
         }
         let sql = SQL(sql: """
-            SELECT s.id, s.uri, d.path, \(firstValue(.album)), \(firstValue(.disc)), \(firstValue(.track)), \(sortColumn) \
-            FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
+            SELECT s.id, s.uri, d.path, \(sortColumn) FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
             """) + FilterSQL.condition(query.expression)
         var entries: [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)] = []
+        var perDirectory: [String: Int] = [:]
         let cursor = try Row.fetchCursor(db, SQLRequest<Row>(literal: sql))
         while let row = try cursor.next() {
-            let disc: String? = row[4]
-            let track: String? = row[5]
-            let entry = WalkOrder.Entry(directory: row[2], album: row[3], disc: WalkOrder.number(disc),
-                                        track: WalkOrder.number(track), uri: row[1])
-            entries.append((row[0], entry, row[6]))
+            let directory: String? = row[2]
+            if let directory { perDirectory[directory, default: 0] += 1 }
+            entries.append((row[0], WalkOrder.Entry(directory: directory, album: nil, disc: 0, track: 0, uri: row[1]),
+                            row[3]))
+        }
+        // `song_cmp` needs album, disc and track only where two matches share a directory.
+        var index: [Int64: Int] = [:]
+        for (i, entry) in entries.enumerated() where (entry.entry.directory.flatMap { perDirectory[$0] } ?? 0) > 1 {
+            index[entry.id] = i
+        }
+        if !index.isEmpty {
+            let tags = "\(TagName.album.rawValue), \(TagName.disc.rawValue), \(TagName.track.rawValue)"
+            var seen: Set<Int64> = []
+            for chunk in chunks(Array(index.keys)) {
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (\(chunk)) AND tag IN (\(tags))
+                    ORDER BY song_id, position
+                    """)
+                while let row = try rows.next() {
+                    let id: Int64 = row[0]
+                    let tag: Int64 = row[1]
+                    guard let i = index[id], seen.insert(id &* 64 &+ tag).inserted else { continue }
+                    let value: String = row[2]
+                    switch Int(tag) {
+                    case TagName.album.rawValue: entries[i].entry.album = value
+                    case TagName.disc.rawValue: entries[i].entry.disc = WalkOrder.number(value)
+                    default: entries[i].entry.track = WalkOrder.number(value)
+                    }
+                }
+            }
         }
         var unsorted: [String: Int64] = [:]
         if !entries.isEmpty {
@@ -253,7 +270,7 @@ public final class LibraryQueries: Sendable {
             entries = indexed.map(\.element)
         }
 
-        var ids = entries.map(\.id)
+        var ids = entries.map { (id: $0.id, uri: $0.entry.uri) }
         if let window = query.window {
             let start = min(window.start, ids.count)
             let end = min(window.end ?? ids.count, ids.count)

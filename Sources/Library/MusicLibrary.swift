@@ -52,14 +52,19 @@ public final class MusicLibrary: Sendable {
     let announce: @Sendable (Set<Change>) -> Void
     /// The tags stored at all (`metadata_to_use`): like MPD, the scanner drops the others (by default `Comment`).
     let tagMask: TagMask
+    /// Told the URIs of songs an update removed, before the `database` event (MPD then drops them from every
+    /// queue: `Instance::OnDatabaseSongRemoved` → `playlist::StaleSong`).
+    let songsRemoved: @Sendable ([String]) -> Void
     let updates = Mutex(UpdateQueue())
     private let pictureCache = Mutex<(uri: String, picture: InspectedFile.Picture?)?>(nil)
 
     public init(database: LibraryDatabase, musicDirectory: String, inspector: any AudioFileInspector,
                 logger: Logger, tagMask: TagMask = .defaultGlobal,
-                announce: @escaping @Sendable (Set<Change>) -> Void = { _ in }) {
+                announce: @escaping @Sendable (Set<Change>) -> Void = { _ in },
+                songsRemoved: @escaping @Sendable ([String]) -> Void = { _ in }) {
         self.database = database
         self.tagMask = tagMask
+        self.songsRemoved = songsRemoved
         var directory = musicDirectory
         while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
         self.musicDirectory = directory
@@ -139,30 +144,92 @@ public final class MusicLibrary: Sendable {
     /// directory followed (when recursive) by its contents.
     static func walk(_ db: GRDB.Database, directoryID: Int64, recursive: Bool,
                      into entries: inout [LibraryEntry]) throws {
-        let songs = try Self.songs(db, whereSQL: "song.directory_id = ?", arguments: [directoryID])
-        entries.append(contentsOf: sortSongs(songs).map(LibraryEntry.song))
-        let playlists = try Row.fetchAll(db, sql: "SELECT path, last_modified FROM db_playlist WHERE directory_id = ?",
-                                         arguments: [directoryID])
-            .map { (path: $0["path"] as String, modified: $0["last_modified"] as Int64?) }
-            .sorted { collate($0.path, $1.path) }
-        entries.append(contentsOf: playlists.map { .playlist(path: $0.path, lastModified: $0.modified) })
-        let children = try Row.fetchAll(db, sql: """
-            SELECT id, path, last_modified, unsorted FROM directory WHERE parent_id = ?
-            """, arguments: [directoryID])
-            .map { (id: $0["id"] as Int64, path: $0["path"] as String, modified: $0["last_modified"] as Int64?,
-                    unsorted: $0["unsorted"] as Int64?, key: CollationKey($0["path"] as String)) }
-            .sorted { a, b in
+        if recursive {
+            // One pass over the subtree instead of three queries per directory.
+            let path = try String.fetchOne(db, sql: "SELECT path FROM directory WHERE id = ?", arguments: [directoryID]) ?? ""
+            let tree = try Tree.load(db, under: path)
+            tree.walk(directoryID, recursive: true, into: &entries)
+            return
+        }
+        let tree = try Tree.load(db, directoryID: directoryID)
+        tree.walk(directoryID, recursive: false, into: &entries)
+    }
+
+    /// Directories, songs and playlists of a part of the database, grouped by directory.
+    struct Tree {
+        typealias Child = (id: Int64, path: String, modified: Int64?, unsorted: Int64?)
+        var songs: [Int64: [Song]] = [:]
+        var playlists: [Int64: [(path: String, modified: Int64?)]] = [:]
+        var children: [Int64: [Child]] = [:]
+
+        /// Everything below `path` (all of it for the root).
+        static func load(_ db: GRDB.Database, under path: String) throws -> Tree {
+            let filter = path.isEmpty ? "1" : "(path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')"
+            let arguments: StatementArguments = path.isEmpty ? [] : [path]
+            return try load(db, directories: "SELECT id FROM directory WHERE \(filter)", arguments: arguments)
+        }
+
+        /// One directory level.
+        static func load(_ db: GRDB.Database, directoryID: Int64) throws -> Tree {
+            try load(db, directories: "SELECT ?1", arguments: [directoryID])
+        }
+
+        static func load(_ db: GRDB.Database, directories: String, arguments: StatementArguments) throws -> Tree {
+            var tree = Tree()
+            var byID: [Int64: (directory: Int64, song: Song)] = [:]
+            var order: [Int64] = []
+            for row in try Row.fetchAll(db, sql: """
+                SELECT id, directory_id, uri, duration, last_modified, added, audio_format FROM song
+                WHERE directory_id IN (\(directories))
+                """, arguments: arguments) {
+                let id: Int64 = row["id"]
+                order.append(id)
+                byID[id] = (row["directory_id"], Song(uri: row["uri"], duration: row["duration"],
+                                                       lastModified: row["last_modified"], added: row["added"],
+                                                       audioFormat: row["audio_format"]))
+            }
+            let tags = try Row.fetchCursor(db, sql: """
+                SELECT song_id, tag, value FROM song_tag
+                WHERE song_id IN (SELECT id FROM song WHERE directory_id IN (\(directories)))
+                ORDER BY song_id, position
+                """, arguments: arguments)
+            while let row = try tags.next() {
+                guard let tag = TagName(rawValue: row["tag"]) else { continue }
+                byID[row["song_id"] as Int64]?.song.tags.append(Song.Tag(tag.mpdName, row["value"]))
+            }
+            for id in order { if let entry = byID[id] { tree.songs[entry.directory, default: []].append(entry.song) } }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
+                """, arguments: arguments) {
+                tree.playlists[row["directory_id"] as Int64, default: []].append((row["path"], row["last_modified"]))
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT id, parent_id, path, last_modified, unsorted FROM directory WHERE parent_id IN (\(directories))
+                """, arguments: arguments) {
+                tree.children[row["parent_id"] as Int64, default: []].append(
+                    (row["id"], row["path"], row["last_modified"], row["unsorted"]))
+            }
+            return tree
+        }
+
+        /// MPD's `Directory::Walk` order (see `MusicLibrary.walk`).
+        func walk(_ id: Int64, recursive: Bool, into entries: inout [LibraryEntry]) {
+            entries.append(contentsOf: sortSongs(songs[id] ?? []).map(LibraryEntry.song))
+            let playlists = (self.playlists[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { $0.1 < $1.1 }
+            entries.append(contentsOf: playlists.map { .playlist(path: $0.0.path, lastModified: $0.0.modified) })
+            let children = (self.children[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { a, b in
                 // Directories an update found since the last save come last, in the order found.
-                switch (a.unsorted, b.unsorted) {
-                case (nil, nil): a.key < b.key
+                switch (a.0.unsorted, b.0.unsorted) {
+                case (nil, nil): a.1 < b.1
                 case (nil, _): true
                 case (_, nil): false
                 case (let x?, let y?): x < y
                 }
             }
-        for child in children {
-            entries.append(.directory(path: child.path, lastModified: child.modified))
-            if recursive { try walk(db, directoryID: child.id, recursive: true, into: &entries) }
+            for (child, _) in children {
+                entries.append(.directory(path: child.path, lastModified: child.modified))
+                if recursive { walk(child.id, recursive: true, into: &entries) }
+            }
         }
     }
 

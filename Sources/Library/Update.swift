@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GRDB
 import Logging
@@ -71,12 +72,11 @@ extension MusicLibrary {
                 } catch {
                     logger.error("database update failed: \(error)")
                 }
-                let more = updates.withLock { state -> Bool in
+                // The next queued job starts without an event of its own (`UpdateService::RunDeferred`).
+                updates.withLock { state in
                     state.running = state.queued.isEmpty ? nil : state.queued.removeFirst()
-                    return state.running != nil
                 }
                 announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
-                if more { announce([Change(.update)]) }
             }
         }
     }
@@ -104,6 +104,7 @@ extension MusicLibrary {
         // MPD saves its database (and so moves `db_update`) when the update changed it, or when it had never
         // been saved (`UpdateService::Task`).
         let modified = scanner.modified
+        if !scanner.removedSongs.isEmpty { songsRemoved(scanner.removedSongs) }
         try database.writer.write { db in
             let saved = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'db_update')") ?? false
             if modified || !saved {
@@ -143,6 +144,8 @@ struct Scanner {
     let discard: Bool
     let suffixes: Set<String>
     var modified = false
+    /// URIs of the songs this update deleted.
+    var removedSongs: [String] = []
     static let playlistSuffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "asx"]
 
     init(library: MusicLibrary, discard: Bool) {
@@ -182,6 +185,15 @@ struct Scanner {
         }
     }
 
+    /// The songs in a directory and below it.
+    static func songURIs(_ db: GRDB.Database, under path: String) throws -> [String] {
+        guard !path.isEmpty else { return [] }
+        return try String.fetchAll(db, sql: """
+            SELECT song.uri FROM song JOIN directory ON directory.id = song.directory_id
+            WHERE directory.path = ?1 OR substr(directory.path, 1, length(?1) + 1) = ?1 || '/'
+            """, arguments: [path])
+    }
+
     static func key(_ info: stat) -> String { "\(info.st_dev):\(info.st_ino)" }
 
     /// Reads one directory level, updates its files, recurses; returns whether anything remains in it.
@@ -216,15 +228,18 @@ struct Scanner {
             _ = try walkDirectory(uri: childURI, id: childID, ancestors: ancestors.union([key]))
             keep.insert(childURI)
         }
+        var gone: [String] = []
         let removed = try writer.write { db -> Int in
             let existing = try String.fetchAll(db, sql: "SELECT path FROM directory WHERE parent_id = ?", arguments: [id])
             var count = 0
             for path in existing where !keep.contains(path) {
+                gone.append(contentsOf: try Self.songURIs(db, under: path))
                 try db.execute(sql: "DELETE FROM directory WHERE path = ?", arguments: [path])
                 count += 1
             }
             return count
         }
+        removedSongs.append(contentsOf: gone)
         if removed > 0 { modified = true }
         return try hasContent(id)
     }
@@ -251,6 +266,7 @@ struct Scanner {
         var seenSongs: Set<String> = []
         var seenPlaylists: [(String, Int64)] = []
         var changed: [(uri: String, file: InspectedFile, mtime: Int64, size: Int64)] = []
+        var pending: [(uri: String, mtime: Int64, size: Int64)] = []
         for (name, info) in files {
             let suffix = name.split(separator: ".").count > 1 ? name.split(separator: ".").last!.lowercased() : ""
             let uri = directoryURI.isEmpty ? name : directoryURI + "/" + name
@@ -264,15 +280,30 @@ struct Scanner {
                 seenSongs.insert(uri)
                 continue
             }
-            do {
-                let file = try library.inspector.inspect(path: library.absolutePath(uri), includePicture: false)
-                changed.append((uri, file, mtime, Int64(info.st_size)))
-                seenSongs.insert(uri)
-            } catch {
-                library.logger.warning("skipping \(uri): \(error)")
+            pending.append((uri, mtime, Int64(info.st_size)))
+        }
+        // Reading tags is the slow part (file I/O and libavformat): spread it over the cores.
+        let inspector = library.inspector
+        let paths = pending.map { library.absolutePath($0.uri) }
+        let results = Mutex([Result<InspectedFile, any Error>?](repeating: nil, count: pending.count))
+        DispatchQueue.concurrentPerform(iterations: pending.count) { index in
+            let result = Result { try inspector.inspect(path: paths[index], includePicture: false) }
+            results.withLock { $0[index] = result }
+        }
+        for (index, result) in results.withLock({ $0 }).enumerated() {
+            let file = pending[index]
+            switch result {
+            case .success(let inspected)?:
+                changed.append((file.uri, inspected, file.mtime, file.size))
+                seenSongs.insert(file.uri)
+            case .failure(let error)?:
+                library.logger.warning("skipping \(file.uri): \(error)")
+            case nil:
+                break
             }
         }
         let now = Int64(Date().timeIntervalSince1970)
+        var removed: [String] = []
         let didChange = try writer.write { db -> Bool in
             var didChange = !changed.isEmpty
             for song in changed {
@@ -307,6 +338,7 @@ struct Scanner {
             if removeOthers {
                 for uri in known.keys where !seenSongs.contains(uri) {
                     try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [uri])
+                    removed.append(uri)
                     didChange = true
                 }
                 let playlistPaths = Set(seenPlaylists.map(\.0))
@@ -318,6 +350,7 @@ struct Scanner {
             }
             return didChange
         }
+        removedSongs.append(contentsOf: removed)
         if didChange { modified = true }
     }
 
@@ -359,7 +392,12 @@ struct Scanner {
 
     /// Removes a song, playlist or directory by URI.
     mutating func deleteName(_ uri: String) throws {
+        var gone: [String] = []
         let count = try writer.write { db -> Int in
+            gone = try Self.songURIs(db, under: uri)
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM song WHERE uri = ?)", arguments: [uri]) ?? false {
+                gone.append(uri)
+            }
             try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [uri])
             var count = db.changesCount
             try db.execute(sql: "DELETE FROM db_playlist WHERE path = ?", arguments: [uri])
@@ -367,6 +405,7 @@ struct Scanner {
             try db.execute(sql: "DELETE FROM directory WHERE path = ? AND path <> ''", arguments: [uri])
             return count + db.changesCount
         }
+        removedSongs.append(contentsOf: gone)
         if count > 0 { modified = true }
     }
 }

@@ -58,30 +58,37 @@ public struct CommandSpec: Sendable {
 /// The command table: the one place from which dispatch, `commands`, `notcommands` and the arity and permission
 /// errors come.
 public struct CommandTable: Sendable {
+    /// The commands `commands`/`notcommands` list.
     public let commands: [CommandSpec]
-    private let byName: [String: Int]
+    /// Every command that dispatches, including the hidden ones.
+    private let byName: [String: CommandSpec]
 
     public init(_ groups: [[CommandSpec]]) {
+        self.init(groups, hiding: [])
+    }
+
+    private init(_ groups: [[CommandSpec]], hiding hidden: Set<String>) {
         let all = groups.flatMap { $0 }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        var index: [String: Int] = [:]
-        for (i, spec) in all.enumerated() {
+        var index: [String: CommandSpec] = [:]
+        for spec in all {
             precondition(index[spec.name] == nil, "duplicate command \(spec.name)")
-            index[spec.name] = i
+            index[spec.name] = spec
         }
-        commands = all
+        commands = all.filter { !hidden.contains($0.name) }
         byName = index
     }
 
-    public subscript(name: String) -> CommandSpec? { byName[name].map { commands[$0] } }
+    public subscript(name: String) -> CommandSpec? { byName[name] }
 
-    /// The table without some commands (e.g. the stored-playlist commands when no playlist directory exists).
-    public func removing(_ names: Set<String>) -> CommandTable {
-        CommandTable([commands.filter { !names.contains($0.name) }])
+    /// The table with some commands left out of `commands`/`notcommands` but still answering (MPD's
+    /// `command_available`: e.g. `save` says "Stored playlists are disabled" when no playlist directory exists).
+    public func hiding(_ names: Set<String>) -> CommandTable {
+        CommandTable([Array(byName.values)], hiding: names.union(Set(byName.keys).subtracting(commands.map(\.name))))
     }
 
     /// `standard` as the settings allow it: without a playlist directory MPD hides its stored-playlist commands.
     public static func standard(for settings: ServerSettings) -> CommandTable {
-        settings.playlistDirectory == nil ? standard.removing(StoredPlaylistCommands.hiddenWithoutDirectory) : standard
+        settings.playlistDirectory == nil ? standard.hiding(StoredPlaylistCommands.hiddenWithoutDirectory) : standard
     }
 
     /// Every command that NoSignal implements, grouped by protocol section.

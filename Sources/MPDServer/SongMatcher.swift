@@ -127,7 +127,7 @@ struct SongMatcher {
     }
 
     /// `sort KEY` of `playlistfind`/`playlistsearch` (0.24): stable, by the first value of the tag (with the
-    /// `*Sort` fallbacks), `Last-Modified`, `Added`, or priority (highest first); `-KEY` reverses.
+    /// `*Sort` fallbacks), `Last-Modified`, `Added`, or priority (lowest first, as MPD 0.24 sorts it); `-KEY` reverses.
     static func sorted<T>(_ values: [T], by spec: SortSpec, item: (T) -> Queue.Item) -> [T] {
         func less(_ a: Queue.Item, _ b: Queue.Item) -> Bool {
             switch spec.key {
@@ -138,7 +138,7 @@ struct SongMatcher {
             case .added:
                 return (a.song.added ?? 0) < (b.song.added ?? 0)
             case .priority:
-                return a.priority > b.priority
+                return a.priority < b.priority
             }
         }
         return values.enumerated().sorted { x, y in

@@ -208,7 +208,7 @@ public enum DifferentialRunner {
     }
 
     /// `!sh`: runs the command in the server's private music directory; never in a shared one.
-    static func runShell(_ command: String, in directory: String?) -> String {
+    public static func runShell(_ command: String, in directory: String?) -> String {
         guard let directory else { return "<!sh needs `%library … private`>" }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")

@@ -18,7 +18,8 @@ public enum Action: Equatable, Sendable {
     // are half-open with `end == nil` meaning "to the end", and are checked and clipped as MPD does.
     /// `add`, `addid`, `load`, `findadd`: appends, then moves the new songs to `position` when it lies inside
     /// the old queue. A bulk edit bumps the queue version once; otherwise once per song (`findadd`). The new
-    /// ids come back as `Effect.added`.
+    /// ids come back as `Effect.added`; fewer ids than songs means the queue filled up (MPD keeps the songs that
+    /// fit, skips the move, and answers `Playlist is too large`). Nothing fits: `PlayerError.playlistTooLarge`.
     case add([Song], at: Int? = nil, bulk: Bool = true)
     /// `load`: like a bulk `add`, but the move to `position` happens inside the same edit (one version bump).
     case load([Song], at: Int? = nil)

@@ -31,16 +31,17 @@ extension PartitionState {
 
     // MARK: Edits
 
-    /// `AppendSong` for each song; a bulk edit (`add`, `load`) bumps the version once, otherwise once per song
+    /// `AppendSong` for each song that fits; a bulk edit (`add`, `load`) bumps the version once, otherwise once per song
     /// (`findadd`). Then, when `position` is inside the old queue, the new songs move there (another bump).
     /// `load` moves inside its bulk edit (`ScopeBulkEdit` spans the whole command), so the move costs no bump.
     mutating func add(_ songs: [Song], at position: Int?, bulk: Bool, moveInBulk: Bool = false) throws(PlayerError)
         -> [Int]
     {
-        guard queue.count + songs.count <= queue.maximumLength else { throw .playlistTooLarge }
+        // As in MPD, the songs that fit are added; the caller reports `Playlist is too large` when `ids` is short.
+        guard songs.isEmpty || queue.count < queue.maximumLength else { throw .playlistTooLarge }
         let oldCount = queue.count
         var ids: [Int] = []
-        for song in songs {
+        for song in songs where queue.count < queue.maximumLength {
             ids.append(try queue.append(song))
             if queue.random {
                 let start = (player.currentOrder ?? -1) + 1
@@ -48,7 +49,7 @@ extension PartitionState {
             }
             if !bulk { queue.modified() }
         }
-        let moves = position.map { $0 < oldCount && !songs.isEmpty } ?? false
+        let moves = position.map { $0 < oldCount && !songs.isEmpty && ids.count == songs.count } ?? false
         if moves && moveInBulk, let position { try move(oldCount, queue.count, to: position, bump: false) }
         if bulk && !songs.isEmpty { queue.modified() }
         if moves && !moveInBulk, let position { try move(oldCount, queue.count, to: position) }

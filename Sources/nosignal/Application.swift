@@ -61,7 +61,8 @@ struct Application {
             }
             library = MusicLibrary(database: database, musicDirectory: config.musicDirectory,
                                    inspector: FFmpegInspector(suffixes: Set(formats.suffixes)), logger: logger,
-                                   tagMask: settings.globalTagMask, announce: { [weak store] changes in store?.announce(changes) })
+                                   tagMask: settings.globalTagMask, announce: { [weak store] changes in store?.announce(changes) },
+                                   songsRemoved: { [weak store] uris in store?.dropStaleSongs(uris) })
         }
         self.library = library
         let context = ServerContext(settings: settings, store: store, database: library,
@@ -159,5 +160,18 @@ enum Endpoints {
 
     static func describe(_ address: String, port: Int) -> String {
         address.hasPrefix("/") ? address : "\(address):\(port)"
+    }
+}
+
+extension PlayerStore {
+    /// Songs the database update removed leave every queue, one delete per entry as MPD does
+    /// (`playlist::StaleSong`).
+    func dropStaleSongs(_ uris: [String]) {
+        let gone = Set(uris)
+        for partition in state.partitions {
+            for item in partition.queue.items.reversed() where gone.contains(item.song.uri) {
+                try? send(.deleteID(item.id), partition: partition.name)
+            }
+        }
     }
 }

@@ -135,6 +135,19 @@ struct HarnessTests {
         #expect(try parse("%library standard\nping").library == "standard")
         #expect(try parse("ping").library == nil)
         #expect(throws: DifferentialScript.ParseError.self) { try parse("%library nonsense\nping") }
+        #expect(try parse("ping").libraryIsPrivate == false)
+        let mutable = try parse("%library standard private\n!sh rm \"a b.mp3\" && touch -d 2020-01-01 .")
+        #expect(mutable.library == "standard" && mutable.libraryIsPrivate)
+        #expect(mutable.steps.map(\.action) == [.shell("rm \"a b.mp3\" && touch -d 2020-01-01 .")])
+        #expect(try parse("%library private\nping").library == "standard")
+        #expect(throws: DifferentialScript.ParseError.self) { try parse("!sh") }
+    }
+
+    @Test("!sh runs only in a private music directory")
+    func shellNeedsPrivateLibrary() {
+        #expect(DifferentialRunner.runShell("true", in: nil).contains("private"))
+        #expect(DifferentialRunner.runShell("true", in: "/") == "<sh ok>")
+        #expect(DifferentialRunner.runShell("exit 3", in: "/").hasPrefix("<sh failed with status 3"))
     }
 
     @Test("A stored playlist's Last-Modified is normalised, a file's or a folder playlist's is not")

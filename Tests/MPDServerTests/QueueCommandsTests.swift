@@ -36,7 +36,9 @@ import Testing
         #expect(await c.send("addid foo") == "ACK [50@0] {addid} No database\n")
         #expect(await c.send("add http://x 1") == "ACK [2@0] {add} Number too large: 1\n")
         #expect(await c.send("addid http://x +0") == "ACK [55@0] {addid} No current song\n")
-        #expect(await c.send("add gopher://x") == "ACK [50@0] {add} Unsupported URI scheme\n")
+        #expect(await c.send("add gopher://x") == "ACK [2@0] {add} Unsupported URI scheme\n")
+        #expect(await c.send("add /etc/passwd") == "ACK [4@0] {add} Access denied\n")
+        #expect(await c.send("addid file:///etc/passwd") == "ACK [4@0] {addid} Access denied\n")
     }
 
     @Test func editErrorsAsMPD() async {
@@ -102,6 +104,14 @@ import Testing
         #expect(await c.send("playlistfind \"(file starts_with 'http://host/2')\"") ==
                 "file: http://host/2.mp3\nPos: 2\nId: 3\nOK\n")
         #expect(await c.send("playlistfind foo bar") == "ACK [2@0] {playlistfind} Unknown filter type\n")
+        await c.send("prioid 9 1")
+        await c.send("prioid 3 3")
+        // 0.24: sort by priority (lowest first, `-` reverses), then the window.
+        #expect(await c.send("playlistsearch \"(file contains 'host')\" sort -prio window 0:2") ==
+                "file: http://host/0.mp3\nArtist: Foo\nPos: 0\nId: 1\nPrio: 9\nfile: http://host/2.mp3\nPos: 2\nId: 3\nPrio: 3\nOK\n")
+        #expect(await c.send("playlistfind \"(prio >= 5)\"") == "file: http://host/0.mp3\nArtist: Foo\nPos: 0\nId: 1\nPrio: 9\nOK\n")
+        #expect(await c.send("playlistfind \"(file contains 'host')\" window 4:5") ==
+                "ACK [2@0] {playlistfind} Bad song index\n")
     }
 
     @Test func relativePositionsNeedACurrentSong() async {

@@ -49,10 +49,27 @@ import Testing
         #expect(queue.version == 3)
     }
 
-    @Test mutating func fullQueueRefusesTheWholeAdd() throws {
+    @Test mutating func fullQueueKeepsWhatFits() throws {
         try send(.add(Self.songs("a", "b", "c", "d", "e", "f")))
-        #expect(throws: PlayerError.playlistTooLarge) { try send(.add(Self.songs("g", "h", "i"))) }
-        #expect(queue.count == 6)
+        #expect(try send(.add(Self.songs("g", "h", "i"), at: 0)) == [.added(ids: [7, 8]), .persistState])
+        #expect(uris.last == "h")
+        #expect(queue.version == 3)
+        #expect(throws: PlayerError.playlistTooLarge) { try send(.add(Self.songs("j"))) }
+        #expect(queue.version == 3)
+    }
+
+    @Test func idsWrapAtFourTimesTheLengthAndSkipUsedOnes() throws {
+        var state = PlayerState(maximumQueueLength: 2)
+        _ = try state.reduce(.add(Self.songs("b")), in: p)
+        var seen: [Int] = []
+        for _ in 0..<8 {
+            let effects = try state.reduce(.add(Self.songs("x")), in: p)
+            guard case .added(let ids) = effects.first else { return }
+            seen += ids
+            _ = try state.reduce(.deleteID(ids[0]), in: p)
+        }
+        // Id 1 stays in use by "b", so the wrap skips it.
+        #expect(seen == [2, 3, 4, 5, 6, 7, 8, 2])
     }
 
     @Test mutating func deleteRangeClipsAndChecksTheStart() throws {

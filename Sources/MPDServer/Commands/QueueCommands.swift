@@ -196,9 +196,9 @@ enum QueueCommands {
             return .ok(single ? idResponse(ids) : Response())
         }
         if let scheme = scheme(of: uri) {
-            guard scheme == "http" || scheme == "https" else {
-                throw ACKError(.noExist, "Unsupported URI scheme")
-            }
+            // Schemes the input side plays (`urlhandlers`); HTTP(S) always works through libcurl.
+            guard scheme == "http" || scheme == "https" || context.server.settings.urlSchemes.contains(scheme + "://")
+            else { throw ACKError(.arg, "Unsupported URI scheme") }
             let ids = addedIDs(try store.send(.add([Song(uri: uri)], at: position), partition: partition))
             return .ok(single ? idResponse(ids) : Response())
         }
@@ -216,6 +216,7 @@ enum QueueCommands {
                 songs = [songs[0]]
             }
             let ids = addedIDs(try store.send(.add(songs, at: position), partition: partition))
+            guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
             return single ? idResponse(ids) : Response()
         }
     }
@@ -293,7 +294,8 @@ enum QueueCommands {
             positions = SongMatcher.sorted(positions, by: sort) { p.queue.items[$0] }
         }
         if let window = query.window {
-            let start = min(window.start, positions.count)
+            guard window.start <= positions.count else { throw PlayerError.badSongIndex }
+            let start = window.start
             positions = Array(positions[start..<max(start, min(window.end ?? positions.count, positions.count))])
         }
         var response = Response()

@@ -5,7 +5,8 @@ import PlayerCore
 /// `PlaylistStore` port. Every command touches files or the database, so all of them are `.deferred`; edits
 /// announce `stored_playlist`.
 enum StoredPlaylistCommands {
-    /// MPD leaves these out of `commands` when no playlist directory is configured (`command_available`).
+    /// MPD leaves these out of `commands` when no playlist directory is configured (`command_available`); they
+    /// still answer, with "Stored playlists are disabled".
     static let hiddenWithoutDirectory: Set<String> = [
         "save", "rm", "rename", "playlistdelete", "playlistmove", "playlistclear", "playlistadd", "listplaylists",
     ]
@@ -23,7 +24,7 @@ enum StoredPlaylistCommands {
             }
         },
         CommandSpec("listplaylist", .read, 1...2) { context, request in
-            let store = try store(context)
+            let store = try readStore(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
             return .deferred {
                 var response = Response()
@@ -32,7 +33,7 @@ enum StoredPlaylistCommands {
             }
         },
         CommandSpec("listplaylistinfo", .read, 1...2) { context, request in
-            let store = try store(context)
+            let store = try readStore(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let database = context.server.database
             let mask = context.effectiveTagMask
@@ -47,29 +48,35 @@ enum StoredPlaylistCommands {
         },
         /// 0.24: case-folding filter over a stored playlist; each match carries its position in the playlist.
         CommandSpec("searchplaylist", .read, 2...2, unbounded: true) { context, request in
-            let store = try store(context)
+            let store = try readStore(context)
             let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()),
                                                     command: .searchplaylist, validateRegex: SongMatcher.validateRegex)
             let database = context.server.database
             let mask = context.effectiveTagMask
             return .deferred {
                 let matcher = SongMatcher(query.expression)
-                var matches: [(Int, Song)] = []
-                for (position, uri) in try await store.uris(of: request[0]).enumerated() {
-                    let song = await resolve(uri, database) ?? Song(uri: uri)
-                    if matcher.matches(song) { matches.append((position, song)) }
+                let uris = try await store.uris(of: request[0])
+                var matches: [(position: Int, song: Song?)] = []
+                for (position, uri) in uris.enumerated() {
+                    let song = await resolve(uri, database)
+                    if matcher.matches(song ?? Song(uri: uri)) { matches.append((position, song)) }
                 }
                 var response = Response()
-                for (position, song) in clip(matches, query.window) {
+                for match in clip(matches, query.window) {
+                    // A song the database does not know prints only its `file:` line, without `Pos:` (as MPD).
+                    guard let song = match.song else {
+                        response.add("file", uris[match.position])
+                        continue
+                    }
                     SongFormatter.write(song, mask: mask, into: &response)
-                    response.add("Pos", position)
+                    response.add("Pos", match.position)
                 }
                 return response
             }
         },
         /// 0.24: `songs:` and `playtime:` (whole seconds of the songs whose duration is known).
         CommandSpec("playlistlength", .read, 1...1) { context, request in
-            let store = try store(context)
+            let store = try readStore(context)
             let database = context.server.database
             return .deferred {
                 let uris = try await store.uris(of: request[0])
@@ -83,7 +90,7 @@ enum StoredPlaylistCommands {
         },
         /// `load NAME [S:E] [POS]`: songs the database does not know are skipped, URLs are kept; one bulk edit.
         CommandSpec("load", .add, 1...3) { context, request in
-            let store = try store(context)
+            let store = try readStore(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let position = try QueueCommands.insertPosition(request, 2, context)
             let database = context.server.database
@@ -94,7 +101,8 @@ enum StoredPlaylistCommands {
                 for uri in clip(try await store.uris(of: request[0]), range) {
                     if let song = await resolve(uri, database) { songs.append(song) }
                 }
-                try player.send(.load(songs, at: position), partition: partition)
+                let effects = try player.send(.load(songs, at: position), partition: partition)
+                for case .added(let ids) in effects where ids.count < songs.count { throw PlayerError.playlistTooLarge }
                 return Response()
             }
         },
@@ -196,6 +204,12 @@ enum StoredPlaylistCommands {
         guard let store = context.server.playlists else {
             throw ACKError(.unknown, "Stored playlists are disabled")
         }
+        return store
+    }
+
+    /// Reading a playlist without a directory is simply "No such playlist" (MPD then only looks elsewhere).
+    private static func readStore(_ context: CommandContext) throws -> any PlaylistStore {
+        guard let store = context.server.playlists else { throw PlayerError.noSuchPlaylist }
         return store
     }
 

@@ -44,6 +44,8 @@ public struct Queue: Equatable, Sendable {
     /// The maximum number of items (`max_playlist_length`).
     public var maximumLength: Int
     private var lastID = 0
+    /// The ids in use (MPD's `IdTable`), so that allocating an id does not scan the queue.
+    private var usedIDs: Set<Int> = []
     /// The shuffle generator's state: part of the state so that the reducer stays pure and repeatable.
     var generator: SplitMix64
 
@@ -77,10 +79,10 @@ public struct Queue: Equatable, Sendable {
     /// Ids start at 1, increase, wrap at 4 × the maximum length and skip ids in use (`IdTable`).
     private mutating func nextID() -> Int {
         let limit = max(4 * maximumLength, 1)
-        let used = Set(items.lazy.map(\.id))
         repeat {
             lastID = lastID % limit + 1
-        } while used.contains(lastID)
+        } while usedIDs.contains(lastID)
+        usedIDs.insert(lastID)
         return lastID
     }
 
@@ -103,6 +105,7 @@ public struct Queue: Equatable, Sendable {
     public mutating func removeAll() {
         items.removeAll()
         order.removeAll()
+        usedIDs.removeAll()
     }
 
     // MARK: Edits (`Queue.cxx`)
@@ -146,8 +149,14 @@ public struct Queue: Equatable, Sendable {
 
     mutating func deletePosition(_ position: Int) {
         let orderIndex = order(ofPosition: position)
+        usedIDs.remove(items[position].id)
         items.remove(at: position)
         for i in position..<items.count { items[i].version = version }
+        guard random else {
+            // The identity order stays the identity: O(1), so deleting a long range from the end is linear.
+            order.removeLast()
+            return
+        }
         order.remove(at: orderIndex)
         for i in order.indices where order[i] > position { order[i] -= 1 }
     }
