@@ -214,22 +214,32 @@ public final class LibraryQueries: Sendable {
         }
         if !index.isEmpty {
             let tags = "\(TagName.album.rawValue), \(TagName.disc.rawValue), \(TagName.track.rawValue)"
-            var seen: Set<Int64> = []
-            for chunk in chunks(Array(index.keys)) {
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (\(chunk)) AND tag IN (\(tags))
-                    ORDER BY song_id, position
-                    """)
+            // The first value (lowest position) of each tag. A large share of the library is read in one pass over
+            // the `(tag, song_id)` index; a few songs by id.
+            var first: [Int64: (position: Int, value: String)] = [:]
+            func collect(_ sql: String) throws {
+                let rows = try Row.fetchCursor(db, sql: sql)
                 while let row = try rows.next() {
                     let id: Int64 = row[0]
-                    let tag: Int64 = row[1]
-                    guard let i = index[id], seen.insert(id &* 64 &+ tag).inserted else { continue }
-                    let value: String = row[2]
-                    switch Int(tag) {
-                    case TagName.album.rawValue: entries[i].entry.album = value
-                    case TagName.disc.rawValue: entries[i].entry.disc = WalkOrder.number(value)
-                    default: entries[i].entry.track = WalkOrder.number(value)
-                    }
+                    guard index[id] != nil else { continue }
+                    let key = id &* 64 &+ (row[1] as Int64)
+                    let position: Int = row[2]
+                    if let existing = first[key], existing.position <= position { continue }
+                    first[key] = (position, row[3])
+                }
+            }
+            let select = "SELECT song_id, tag, position, value FROM song_tag WHERE tag IN (\(tags))"
+            if index.count > 5000 {
+                try collect(select)
+            } else {
+                for chunk in chunks(Array(index.keys)) { try collect(select + " AND song_id IN (\(chunk))") }
+            }
+            for (key, entry) in first {
+                guard let i = index[key >> 6] else { continue }
+                switch Int(key & 63) {
+                case TagName.album.rawValue: entries[i].entry.album = entry.value
+                case TagName.disc.rawValue: entries[i].entry.disc = WalkOrder.number(entry.value)
+                default: entries[i].entry.track = WalkOrder.number(entry.value)
                 }
             }
         }
@@ -290,6 +300,24 @@ public final class LibraryQueries: Sendable {
 
     /// Loads full songs (tags in their stored order) for the ids, keeping the order of `ids`.
     static func loadSongs(_ ids: [Int64], _ db: Database) throws -> [Song] {
+        if ids.count > 5000 {
+            // A large share of the library: two passes in index order beat hundreds of `IN (…)` lookups.
+            var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
+            for id in ids { songs[id] = Song(uri: "") }
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, uri, duration, last_modified, added, audio_format FROM song")
+            while let row = try rows.next() {
+                let id: Int64 = row[0]
+                guard songs[id] != nil else { continue }
+                songs[id] = Song(uri: row[1], duration: row[2], lastModified: row[3], added: row[4], audioFormat: row[5])
+            }
+            let tags = try Row.fetchCursor(db, sql: "SELECT song_id, tag, value FROM song_tag ORDER BY song_id, position")
+            while let row = try tags.next() {
+                let id: Int64 = row[0]
+                guard songs[id] != nil, let tag = TagName(rawValue: row[1]) else { continue }
+                songs[id]!.tags.append(Song.Tag(tag.mpdName, row[2]))
+            }
+            return ids.compactMap { songs[$0] }
+        }
         var result: [Song] = []
         result.reserveCapacity(ids.count)
         for chunk in chunks(ids) {

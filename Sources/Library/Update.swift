@@ -321,7 +321,7 @@ struct Scanner {
                     guard let name = TagName(parsing: tag.name), library.tagMask.contains(name) else { continue }
                     try db.execute(sql: """
                         INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
-                        """, arguments: [id, name.rawValue, position, tag.value, tag.value.lowercased()])
+                        """, arguments: [id, name.rawValue, position, tag.value, CaseFolding.fold(tag.value)])
                 }
             }
             for (uri, mtime) in seenPlaylists {

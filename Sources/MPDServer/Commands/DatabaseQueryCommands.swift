@@ -94,7 +94,10 @@ enum DatabaseQueryCommands {
         let at = position
         return .deferred {
             let songs = try await queries.songs(matching: query)
-            if !songs.isEmpty { _ = try store.send(.add(songs, at: at, bulk: false), partition: partition) }
+            guard !songs.isEmpty else { return Response() }
+            // Songs that fit stay; the rest is MPD's "Playlist is too large".
+            let ids = QueueCommands.addedIDs(try store.send(.add(songs, at: at, bulk: false), partition: partition))
+            guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
             return Response()
         }
     }

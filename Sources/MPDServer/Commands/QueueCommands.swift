@@ -221,7 +221,7 @@ enum QueueCommands {
         }
     }
 
-    private static func addedIDs(_ effects: [Effect]) -> [Int] {
+    static func addedIDs(_ effects: [Effect]) -> [Int] {
         for case .added(let ids) in effects { return ids }
         return []
     }
