@@ -5,21 +5,6 @@ import MPDProtocol
 import PlayerCore
 import Synchronization
 
-/// One record of a database listing (`lsinfo`, `listall`, `listallinfo`).
-public enum LibraryEntry: Sendable, Equatable {
-    case directory(path: String, lastModified: Int64?)
-    case song(Song)
-    case playlist(path: String, lastModified: Int64?)
-}
-
-/// One entry of a raw storage listing (`listfiles`).
-public struct StorageEntry: Sendable, Equatable {
-    public var name: String
-    public var isDirectory: Bool
-    public var size: Int64
-    public var lastModified: Int64
-}
-
 public struct LibraryStats: Sendable, Equatable {
     public var artists: Int
     public var albums: Int

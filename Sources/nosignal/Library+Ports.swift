@@ -10,24 +10,12 @@ extension MusicLibrary: MusicDatabase {
         try await offLoop { try self.songsForQueue(uri: uri) }
     }
 
-    public func entries(uri: String, recursive: Bool) async throws -> [DatabaseEntry] {
-        try await offLoop {
-            try self.list(uri: uri, recursive: recursive).map { entry -> DatabaseEntry in
-                switch entry {
-                case .directory(let path, let modified): .directory(path: path, lastModified: modified)
-                case .song(let song): .song(song)
-                case .playlist(let path, let modified): .playlist(path: path, lastModified: modified)
-                }
-            }
-        }
+    public func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
+        try await offLoop { try self.list(uri: uri, recursive: recursive) }
     }
 
-    public func files(uri: String) async throws -> [StorageFileEntry] {
-        try await offLoop {
-            try self.listFiles(uri: uri).map {
-                StorageFileEntry(name: $0.name, isDirectory: $0.isDirectory, size: $0.size, lastModified: $0.lastModified)
-            }
-        }
+    public func files(uri: String) async throws -> [StorageEntry] {
+        try await offLoop { try self.listFiles(uri: uri) }
     }
 
     public func startUpdate(uri: String, rescan: Bool) throws -> Int {

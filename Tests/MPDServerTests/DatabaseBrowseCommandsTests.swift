@@ -14,20 +14,13 @@ struct LibraryPort: MusicDatabase {
     let library: MusicLibrary
 
     func songsForQueue(uri: String) async throws -> [Song] { try map { try library.songsForQueue(uri: uri) } }
-    func entries(uri: String, recursive: Bool) async throws -> [DatabaseEntry] {
+    func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
         try map {
-            try library.list(uri: uri, recursive: recursive).map { entry -> DatabaseEntry in
-                switch entry {
-                case .directory(let path, let modified): .directory(path: path, lastModified: modified)
-                case .song(let song): .song(song)
-                case .playlist(let path, let modified): .playlist(path: path, lastModified: modified)
-                }
-            }
+            try library.list(uri: uri, recursive: recursive)
         }
     }
-    func files(uri: String) async throws -> [StorageFileEntry] {
-        try map { try library.listFiles(uri: uri).map { .init(name: $0.name, isDirectory: $0.isDirectory, size: $0.size,
-                                                              lastModified: $0.lastModified) } }
+    func files(uri: String) async throws -> [StorageEntry] {
+        try map { try library.listFiles(uri: uri) }
     }
     func startUpdate(uri: String, rescan: Bool) throws -> Int { try map { try library.enqueueUpdate(uri: uri, discard: rescan) } }
     var updatingJobID: Int? { library.runningUpdateID }

@@ -129,7 +129,7 @@ enum DatabaseBrowseCommands {
     }
 
     /// `db_selection_print`: full records (`lsinfo`, `listallinfo`) or URIs only (`listall`).
-    static func write(_ entries: [DatabaseEntry], full: Bool, mask: TagMask, into response: inout Response) {
+    static func write(_ entries: [LibraryEntry], full: Bool, mask: TagMask, into response: inout Response) {
         for entry in entries {
             switch entry {
             case .directory(let path, let modified):

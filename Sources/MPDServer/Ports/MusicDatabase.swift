@@ -13,11 +13,11 @@ public protocol MusicDatabase: Sendable {
     /// `lsinfo` (one level) and `listall`/`listallinfo` (`recursive`): the records under a directory in MPD's
     /// order, or the one song when `uri` names a song. `""` and `"/"` are the root.
     /// Throws `.notFound("No such directory")`, `.conflict("Malformed path")`.
-    func entries(uri: String, recursive: Bool) async throws -> [DatabaseEntry]
+    func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry]
 
     /// `listfiles`: the raw storage listing (every regular file and directory, unsorted as the file system
     /// returns them).
-    func files(uri: String) async throws -> [StorageFileEntry]
+    func files(uri: String) async throws -> [StorageEntry]
 
     /// `update`/`rescan`: queues a job and returns its id at once (never blocks).
     /// Throws `.conflict("Malformed path")`, or `ACKError(.updateAlready, "Update queue is full")`.
@@ -37,27 +37,6 @@ public protocol MusicDatabase: Sendable {
 
     /// The database part of `stats`.
     func statistics() async throws -> DatabaseStatistics
-}
-
-/// One record of a database listing.
-public enum DatabaseEntry: Sendable, Equatable {
-    case directory(path: String, lastModified: Int64?)
-    case song(Song)
-    case playlist(path: String, lastModified: Int64?)
-}
-
-/// One `listfiles` record.
-public struct StorageFileEntry: Sendable, Equatable {
-    public var name: String
-    public var isDirectory: Bool
-    public var size: Int64
-    public var lastModified: Int64
-    public init(name: String, isDirectory: Bool, size: Int64, lastModified: Int64) {
-        self.name = name
-        self.isDirectory = isDirectory
-        self.size = size
-        self.lastModified = lastModified
-    }
 }
 
 public struct DatabaseStatistics: Sendable, Equatable {
