@@ -24,7 +24,9 @@ run: release
 ## Everything: unit tests, the differential tests against real MPD, and the real clients (mpc, python-mpd2).
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip DifferentialTests
+	# The differential tests time servers against each other: run them alone, not beside the heavy suites.
+	$(SWIFT) test --skip-build --filter DifferentialTests
 	/usr/bin/python3 Tests/Clients/run_clients.py .build/debug/nosignal
 
 ## Side-by-side benchmarks against real MPD, reported as ratios.

@@ -72,11 +72,14 @@ extension MusicLibrary {
                 } catch {
                     logger.error("database update failed: \(error)")
                 }
-                // The next queued job starts without an event of its own (`UpdateService::RunDeferred`).
+                // The next queued job starts without an event of its own (`UpdateService::RunDeferred`). The job
+                // leaves `status` and its events go out under one lock, as MPD does both on its main thread: a
+                // client that sees `updating_db` gone has its `update`/`database` events queued already, and one
+                // woken by the event no longer sees the job.
                 updates.withLock { state in
                     state.running = state.queued.isEmpty ? nil : state.queued.removeFirst()
+                    announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
                 }
-                announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
             }
         }
     }
