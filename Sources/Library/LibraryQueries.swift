@@ -168,17 +168,10 @@ public final class LibraryQueries: Sendable {
         return SQL(sql: parts.joined(separator: withID ? " UNION ALL " : " UNION "))
     }
 
-    /// The chain `Tag::GetSortValue` follows: the tag, its non-`Sort` form, then the `AlbumArtist` → `Artist` fallback.
+    /// The chain `Tag::GetSortValue` follows: the filter's fallback chain, plus the album-artist id falling back
+    /// to the artist id.
     static func sortChain(_ tag: TagName) -> [TagName] {
-        switch tag {
-        case .albumArtistSort: [.albumArtistSort, .albumArtist, .artist]
-        case .albumArtist, .artistSort: [tag, .artist]
-        case .albumSort: [tag, .album]
-        case .titleSort: [tag, .title]
-        case .composerSort: [tag, .composer]
-        case .musicBrainzAlbumArtistID: [tag, .musicBrainzArtistID]
-        default: [tag]
-        }
+        tag == .musicBrainzAlbumArtistID ? [tag, .musicBrainzArtistID] : FilterSQL.filterChain(tag)
     }
 
     private static func firstValue(_ tag: TagName) -> String {
