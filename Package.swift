@@ -47,6 +47,9 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CShim"], swiftSettings: swiftSettings),
         .target(name: "ALSAOutput", dependencies: ["PlayerCore", "CALSA"], swiftSettings: swiftSettings),
+        /// The outputs that need no C library beyond the system's: null, fifo, pipe, httpd (encoding through the
+        /// `AudioEncoderFactory` port, sockets through Glibc on the output's own thread).
+        .target(name: "AudioOutputs", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .target(name: "MPDServer", dependencies: [
             "MPDProtocol", "PlayerCore", "PlayerRuntime",
             .product(name: "NIOCore", package: "swift-nio"),
@@ -60,7 +63,7 @@ let package = Package(
         // Composition root.
         .executableTarget(name: "nosignal", dependencies: [
             "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
-            "Library", "NetEase", "FFmpegDecoder", "ALSAOutput",
+            "Library", "NetEase", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -89,6 +92,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        .testTarget(name: "FFmpegDecoderTests", dependencies: ["FFmpegDecoder", "PlayerCore"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutputs", "ALSAOutput", "FFmpegDecoder", "PlayerCore"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
                     resources: [.copy("Scripts")], swiftSettings: swiftSettings),
     ]

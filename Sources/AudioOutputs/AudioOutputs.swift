@@ -1,0 +1,1 @@
+// The outputs that need only the system: null, fifo, pipe, httpd.
