@@ -16,6 +16,8 @@ public final class ServerContext: Sendable {
     public let stickers: (any StickerStore)?
     /// Stored playlists; nil without a `playlist_directory`.
     public let playlists: (any PlaylistStore)?
+    /// The player and its outputs; nil in tests that need no audio (`outputs` is then empty).
+    public let audio: AudioPlayer?
     public let clients: ClientRegistry
     public let table: CommandTable
     public let startTime: ContinuousClock.Instant
@@ -25,7 +27,7 @@ public final class ServerContext: Sendable {
 
     public init(settings: ServerSettings, store: PlayerStore, database: (any MusicDatabase)? = nil,
                 queries: (any DatabaseQueries)? = nil, stickers: (any StickerStore)? = nil,
-                playlists: (any PlaylistStore)? = nil,
+                playlists: (any PlaylistStore)? = nil, audio: AudioPlayer? = nil,
                 table: CommandTable = .standard, logger: Logger,
                 requestShutdown: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
@@ -34,6 +36,7 @@ public final class ServerContext: Sendable {
         self.queries = queries
         self.stickers = stickers
         self.playlists = playlists
+        self.audio = audio
         self.table = table
         self.startTime = .now
         self.logger = logger

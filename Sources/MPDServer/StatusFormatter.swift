@@ -1,9 +1,10 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 
 /// `status` with MPD's field names and order (`handle_status` in `src/command/PlayerCommands.cxx`).
 enum StatusFormatter {
-    static func status(of p: PartitionState, updatingDB: Int? = nil) -> Response {
+    static func status(of p: PartitionState, progress: PlaybackProgress? = nil, updatingDB: Int? = nil) -> Response {
         var r = Response()
         if let volume = p.volume { r.add("volume", volume) }
         r.add("repeat", p.options.repeat ? 1 : 0)
@@ -21,6 +22,20 @@ enum StatusFormatter {
             r.add("song", position)
             r.add("songid", p.queue.items[position].id)
         }
+        if p.player.state != .stop {
+            // Between a command and the engine's first report the song's own facts stand in.
+            let current = p.currentPosition.map { p.queue.items[$0] }
+            let progress = progress.flatMap { $0.id == current?.id ? $0 : nil }
+            let elapsed = progress?.elapsed ?? 0
+            let duration = progress?.duration ?? current.flatMap { item in
+                item.range.map { ($0.end ?? item.song.duration ?? 0) - $0.start } ?? item.song.duration
+            }
+            r.add("time", "\(Int(elapsed.rounded())):\(duration.map { Int($0.rounded()) } ?? 0)")
+            r.add("elapsed", formatFixed(elapsed))
+            r.add("bitrate", progress?.bitrate ?? 0)
+            if let duration { r.add("duration", formatFixed(duration)) }
+            if let format = progress?.format { r.add("audio", format.description) }
+        }
         if let updatingDB { r.add("updating_db", updatingDB) }
         if let error = p.player.error { r.add("error", error) }
         if let next = p.nextPosition {
@@ -28,6 +43,15 @@ enum StatusFormatter {
             r.add("nextsongid", p.queue.items[next].id)
         }
         return r
+    }
+
+    /// `{:1.3f}`.
+    static func formatFixed(_ value: Double) -> String {
+        let thousandths = Int((value * 1000).rounded())
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = abs(thousandths)
+        let fraction = String(magnitude % 1000)
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
     /// Formats like libfmt's `{}` for floats: the shortest text that reads back the same value, with no

@@ -42,6 +42,26 @@ public enum Action: Equatable, Sendable {
     case clearTags(id: Int, name: String?)
     /// Start-up: the queue, options and volume from the state file.
     case restore(SavedState)
+
+    // Playback (`src/queue/PlaylistControl.cxx`).
+    /// `play [POS]`: nil plays the current song or resumes.
+    case play(position: Int?)
+    case playID(Int?)
+    /// `pause [0|1]`: nil toggles.
+    case pause(Bool?)
+    case stop
+    case next
+    case previous
+    case seek(position: Int, seconds: Double)
+    case seekID(Int, seconds: Double)
+    /// `seekcur`: `elapsed` is the engine's position, needed for a relative seek.
+    case seekCurrent(seconds: Double, relative: Bool, elapsed: Double?)
+
+    // What the engine reports; `token` is the one of the start it belongs to (`EngineLink.token`).
+    /// The outputs crossed into the queued song.
+    case engineStartedSong(token: Int, id: Int)
+    /// The engine stopped: the end of the last song, or `error` (MPD's `Failed to decode …`).
+    case engineStopped(token: Int, error: String?)
 }
 
 /// What the store must do outside the reducer. Plain values so reducer tests are plain assertions.
@@ -53,6 +73,13 @@ public enum Effect: Equatable, Sendable {
     case announce(Change)
     /// The persistent state (queue, options, volume) changed and should be written.
     case persistState
+    /// Start a song now (`PlayerControl::Play` / `Seek`), dropping what the engine buffers.
+    case startPlayback(partition: String, PlaybackStart)
+    /// The song to follow the current one gaplessly, nil for none; with `borderPause` the engine pauses at the
+    /// start of it (single mode).
+    case queueNext(partition: String, token: Int, PlaybackItem?, borderPause: Bool)
+    case pausePlayback(partition: String, paused: Bool)
+    case stopPlayback(partition: String)
     /// Not work to do but the result of an add action: the ids of the new songs (`addid` prints them). The store
     /// returns it from `send` and does not run it.
     case added(ids: [Int])

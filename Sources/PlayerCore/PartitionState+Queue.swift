@@ -79,6 +79,12 @@ extension PartitionState {
         queue.modified()
     }
 
+    /// `playlist::DeletePosition` without checks (consume mode).
+    mutating func delete(songAtPosition position: Int) {
+        deleteInternal(position)
+        queue.modified()
+    }
+
     mutating func delete(id: Int) throws(PlayerError) {
         guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         deleteInternal(position)

@@ -2,82 +2,120 @@ extension PlayerState {
     /// The reducer: synchronous and pure. Applies `action` to `partition` and returns the effects to run.
     public mutating func reduce(_ action: Action, in partition: String) throws(PlayerError) -> [Effect] {
         try update(partition) { (p: inout PartitionState) throws(PlayerError) -> [Effect] in
-            switch action {
-            case .setRepeat(let on):
-                p.options.repeat = on
-            case .setRandom(let on):
-                p.setRandom(on)
-            case .setSingle(let mode):
-                p.options.single = mode
-            case .setConsume(let mode):
-                p.options.consume = mode
-            case .setCrossfade(let seconds):
-                p.options.crossfade = seconds
-                return [.announce(Change(.options, partition: partition)), .persistState]
-            case .setMixrampDB(let db):
-                p.options.mixrampDB = db
-                return [.announce(Change(.options, partition: partition)), .persistState]
-            case .setMixrampDelay(let seconds):
-                p.options.mixrampDelay = seconds
-                return [.announce(Change(.options, partition: partition)), .persistState]
-            case .setReplayGainMode(let mode):
-                p.options.replayGainMode = mode
-                return [.announce(Change(.options, partition: partition)), .persistState]
-            case .setVolume(let volume):
-                guard p.volume != nil else { throw .noMixer }
-                p.volume = volume
-                return [.applyVolume(partition: partition, volume: volume),
-                        .announce(Change(.mixer, partition: partition)), .persistState]
-            case .changeVolume(let delta):
-                guard let old = p.volume else { throw .noMixer }
-                let new = min(100, max(0, old + delta))
-                guard new != old else { return [] }
-                p.volume = new
-                return [.applyVolume(partition: partition, volume: new), .persistState]
-            case .clearError:
-                p.player.error = nil
-                return []
-            case .add(let songs, let position, let bulk):
-                let ids = try p.add(songs, at: position, bulk: bulk)
-                return [.added(ids: ids), .persistState]
-            case .load(let songs, let position):
-                let ids = try p.add(songs, at: position, bulk: true, moveInBulk: true)
-                return [.added(ids: ids), .persistState]
-            case .delete(let start, let end):
-                try p.delete(start, end)
-            case .deleteID(let id):
-                try p.delete(id: id)
-            case .move(let start, let end, let to):
-                try p.move(start, end, to: to)
-            case .swap(let a, let b):
-                try p.swap(a, b)
-            case .swapIDs(let a, let b):
-                try p.swap(ids: a, b)
-            case .shuffle(let start, let end):
-                try p.shuffle(start, end)
-            case .clear:
-                p.clear()
-            case .setPriority(let priority, let start, let end):
-                try p.setPriority(priority, start, end)
-            case .setPriorityID(let priority, let id):
-                try p.setPriority(priority, id: id)
-            case .setSongRange(let id, let start, let end):
-                try p.setRange(id: id, start: start, end: end)
-            case .addTag(let id, let name, let value):
-                try p.editTags(id: id) { $0.append(Song.Tag(name, value)) }
-            case .clearTags(let id, let name):
-                try p.editTags(id: id) { tags in
-                    if let name { tags.removeAll { $0.name == name } } else { tags.removeAll() }
-                }
-            case .restore(let saved):
-                p.options = saved.options
-                p.options.random = false
-                if p.volume != nil, let volume = saved.volume { p.volume = volume }
-                p.restore(saved.queue, random: saved.options.random)
-                return []
-            }
-            return [.persistState]
+            var effects = try Self.apply(action, to: &p, in: partition)
+            effects += p.syncEngine(partition)
+            return effects
         }
+    }
+
+    private static func apply(_ action: Action, to p: inout PartitionState, in partition: String) throws(PlayerError)
+        -> [Effect]
+    {
+        switch action {
+        case .setRepeat(let on):
+            p.options.repeat = on
+        case .setRandom(let on):
+            p.setRandom(on)
+        case .setSingle(let mode):
+            p.options.single = mode
+        case .setConsume(let mode):
+            p.options.consume = mode
+        case .setCrossfade(let seconds):
+            p.options.crossfade = seconds
+            return [.announce(Change(.options, partition: partition)), .persistState]
+        case .setMixrampDB(let db):
+            p.options.mixrampDB = db
+            return [.announce(Change(.options, partition: partition)), .persistState]
+        case .setMixrampDelay(let seconds):
+            p.options.mixrampDelay = seconds
+            return [.announce(Change(.options, partition: partition)), .persistState]
+        case .setReplayGainMode(let mode):
+            p.options.replayGainMode = mode
+            return [.announce(Change(.options, partition: partition)), .persistState]
+        case .setVolume(let volume):
+            guard p.volume != nil else { throw .noMixer }
+            p.volume = volume
+            return [.applyVolume(partition: partition, volume: volume),
+                    .announce(Change(.mixer, partition: partition)), .persistState]
+        case .changeVolume(let delta):
+            guard let old = p.volume else { throw .noMixer }
+            let new = min(100, max(0, old + delta))
+            guard new != old else { return [] }
+            p.volume = new
+            return [.applyVolume(partition: partition, volume: new), .persistState]
+        case .clearError:
+            p.player.error = nil
+            return []
+        case .add(let songs, let position, let bulk):
+            let ids = try p.add(songs, at: position, bulk: bulk)
+            return [.added(ids: ids), .persistState]
+        case .load(let songs, let position):
+            let ids = try p.add(songs, at: position, bulk: true, moveInBulk: true)
+            return [.added(ids: ids), .persistState]
+        case .delete(let start, let end):
+            try p.delete(start, end)
+        case .deleteID(let id):
+            try p.delete(id: id)
+        case .move(let start, let end, let to):
+            try p.move(start, end, to: to)
+        case .swap(let a, let b):
+            try p.swap(a, b)
+        case .swapIDs(let a, let b):
+            try p.swap(ids: a, b)
+        case .shuffle(let start, let end):
+            try p.shuffle(start, end)
+        case .clear:
+            p.clear()
+        case .setPriority(let priority, let start, let end):
+            try p.setPriority(priority, start, end)
+        case .setPriorityID(let priority, let id):
+            try p.setPriority(priority, id: id)
+        case .setSongRange(let id, let start, let end):
+            try p.setRange(id: id, start: start, end: end)
+        case .addTag(let id, let name, let value):
+            try p.editTags(id: id) { $0.append(Song.Tag(name, value)) }
+        case .clearTags(let id, let name):
+            try p.editTags(id: id) { tags in
+                if let name { tags.removeAll { $0.name == name } } else { tags.removeAll() }
+            }
+        case .restore(let saved):
+            p.options = saved.options
+            p.options.random = false
+            if p.volume != nil, let volume = saved.volume { p.volume = volume }
+            p.restore(saved.queue, random: saved.options.random)
+            // `playlist_state_restore`: a saved playing or paused state resumes where it was.
+            if saved.playState != .stop, let position = p.currentPosition {
+                try? p.seek(position: position, to: saved.elapsed ?? 0)
+                if saved.playState == .pause { p.pause(true) }
+            }
+            return []
+        case .play(let position):
+            try p.play(position: position)
+        case .playID(let id):
+            try p.play(id: id)
+        case .pause(let on):
+            p.pause(on)
+        case .stop:
+            p.stop()
+        case .next:
+            try p.playNext()
+        case .previous:
+            try p.playPrevious()
+        case .seek(let position, let seconds):
+            try p.seek(position: position, to: seconds)
+            return [.announce(Change(.player, partition: partition)), .persistState]
+        case .seekID(let id, let seconds):
+            try p.seek(id: id, to: seconds)
+            return [.announce(Change(.player, partition: partition)), .persistState]
+        case .seekCurrent(let seconds, let relative, let elapsed):
+            try p.seekCurrent(to: seconds, relative: relative, elapsed: elapsed)
+            return [.announce(Change(.player, partition: partition)), .persistState]
+        case .engineStartedSong(let token, let id):
+            p.engineStartedSong(token: token, id: id)
+        case .engineStopped(let token, let error):
+            p.engineStopped(token: token, error: error)
+        }
+        return [.persistState]
     }
 
     /// What differs between `old` and `self`, partition by partition. The one place that derives changes from state.

@@ -8,6 +8,8 @@ public struct PartitionState: Equatable, Sendable {
     public var volume: Int?
     /// The stored playlist most recently loaded (MPD 0.24 `lastloadedplaylist`).
     public var lastLoadedPlaylist: String?
+    /// What the engine was last told; bookkeeping, not visible to clients.
+    public var engine = EngineLink()
 
     public init(name: String, maximumQueueLength: Int = 16384, volume: Int? = nil) {
         self.name = name

@@ -23,11 +23,16 @@ public struct NoEffects: EffectRunner {
 /// queued, and observers only enqueue.
 public final class PlayerStore: Sendable {
     public typealias Observer = @Sendable (Set<Change>) -> Void
+    /// Receives the playback effects (start, queue next, pause, stop, volume) synchronously, in order, under the
+    /// store's lock: the engine's commands only set state and wake its threads, and the order of starts and
+    /// stops must be the order of the actions.
+    public typealias PlaybackHandler = @Sendable (Effect) -> Void
 
     private struct Inner {
         var state: PlayerState
         var observers: [Int: Observer] = [:]
         var nextObserver = 0
+        var playback: PlaybackHandler?
     }
 
     private let inner: Mutex<Inner>
@@ -68,6 +73,9 @@ public final class PlayerStore: Sendable {
             for effect in effects {
                 if case .announce(let change) = effect { changes.insert(change) }
             }
+            if let playback = inner.playback {
+                for effect in effects where effect.isPlayback { playback(effect) }
+            }
             if !changes.isEmpty {
                 for observer in inner.observers.values { observer(changes) }
             }
@@ -76,11 +84,16 @@ public final class PlayerStore: Sendable {
         let effects = try result.get()
         for effect in effects {
             switch effect {
-            case .announce, .added: continue
+            case .announce, .added, .startPlayback, .queueNext, .pausePlayback, .stopPlayback: continue
             default: effectQueue.yield(effect)
             }
         }
         return effects
+    }
+
+    /// Connects the playback engine. Effects before this are not replayed: connect before the first action.
+    public func setPlaybackHandler(_ handler: @escaping PlaybackHandler) {
+        inner.withLock { $0.playback = handler }
     }
 
     /// Registers a synchronous observer of change sets. It runs under the store's lock, so it must only hand the
@@ -124,4 +137,14 @@ public final class PlayerStore: Sendable {
 
     /// Stops `runEffects()` after the effects already queued.
     public func finishEffects() { effectQueue.finish() }
+}
+
+extension Effect {
+    /// Effects the playback engine handles synchronously (`PlayerStore.PlaybackHandler`).
+    var isPlayback: Bool {
+        switch self {
+        case .startPlayback, .queueNext, .pausePlayback, .stopPlayback, .applyVolume: true
+        default: false
+        }
+    }
 }

@@ -32,7 +32,8 @@ enum StatusCommands {
             guard let p = context.server.store.partition(context.client.partition) else {
                 throw PlayerError.noSuchPartition(context.client.partition)
             }
-            return .ok(StatusFormatter.status(of: p, updatingDB: context.server.database?.updatingJobID))
+            return .ok(StatusFormatter.status(of: p, progress: context.server.audio?.progress(partition: p.name),
+                                              updatingDB: context.server.database?.updatingJobID))
         },
         /// `src/Stats.cxx`: uptime and playtime, then with a database its counts and `db_update`.
         CommandSpec("stats", .read, 0...0) { context, _ in

@@ -147,6 +147,16 @@ public struct Queue: Equatable, Sendable {
         return to
     }
 
+    /// `MoveOrderBefore`: `from` ends up just before `to`'s entry.
+    mutating func moveOrderBefore(_ from: Int, _ to: Int) -> Int {
+        moveOrder(from, from < to ? to - 1 : to)
+    }
+
+    /// `MoveOrderAfter`: `from` ends up just after `to`'s entry.
+    mutating func moveOrderAfter(_ from: Int, _ to: Int) -> Int {
+        moveOrder(from, from > to ? to + 1 : to)
+    }
+
     mutating func deletePosition(_ position: Int) {
         let orderIndex = order(ofPosition: position)
         usedIDs.remove(items[position].id)

@@ -1,0 +1,49 @@
+import MPDProtocol
+import PlayerCore
+
+/// "Controlling playback" (`src/command/PlayerCommands.cxx`): `next`, `pause`, `play`, `playid`, `previous`,
+/// `seek`, `seekid`, `seekcur`, `stop`.
+enum PlaybackCommands {
+    static let all: [CommandSpec] = [
+        command("next", 0...0) { _, _ in .next },
+        /// `pause` alone toggles (deprecated in MPD, still answered).
+        command("pause", 0...1) { _, request throws(ACKError) in .pause(try request.optionalArgument(Bool.self, 0)) },
+        /// `play` alone resumes or plays the current song; `-1` means the same.
+        command("play", 0...1) { _, request throws(ACKError) in
+            let position = try request.optionalArgument(Int32.self, 0).map(Int.init) ?? -1
+            return .play(position: position == -1 ? nil : position)
+        },
+        command("playid", 0...1) { _, request throws(ACKError) in
+            let id = try request.optionalArgument(Int32.self, 0).map(Int.init) ?? -1
+            return .playID(id == -1 ? nil : id)
+        },
+        command("previous", 0...0) { _, _ in .previous },
+        command("seek", 2...2) { _, request throws(ACKError) in
+            let position = Int(try request.argument(UInt32.self, 0))
+            return .seek(position: position, seconds: try request.argument(SongTimeArgument.self, 1).seconds)
+        },
+        command("seekid", 2...2) { _, request throws(ACKError) in
+            let id = Int(try request.argument(UInt32.self, 0))
+            return .seekID(id, seconds: try request.argument(SongTimeArgument.self, 1).seconds)
+        },
+        /// A leading `+` or `-` seeks relative to the elapsed time.
+        command("seekcur", 1...1) { context, request throws(ACKError) in
+            let text = request[0]
+            let relative = text.hasPrefix("+") || text.hasPrefix("-")
+            let seconds = Double(try request.argument(Float.self, 0))
+            let elapsed = context.server.audio?.progress(partition: context.client.partition)?.elapsed
+            return .seekCurrent(seconds: seconds, relative: relative, elapsed: elapsed)
+        },
+        command("stop", 0...0) { _, _ in .stop },
+    ]
+
+    private static func command(
+        _ name: String, _ arguments: ClosedRange<Int>,
+        _ action: @escaping @Sendable (CommandContext, Request) throws(ACKError) -> Action
+    ) -> CommandSpec {
+        CommandSpec(name, .player, arguments) { context, request in
+            try context.server.store.send(try action(context, request), partition: context.client.partition)
+            return .ok(Response())
+        }
+    }
+}

@@ -1,0 +1,713 @@
+import Glibc
+import Logging
+import PlayerCore
+import Synchronization
+
+/// Where a partition's playback is, for `status` (`elapsed`, `time`, `duration`, `bitrate`, `audio`).
+public struct PlaybackProgress: Equatable, Sendable {
+    public var id: Int
+    public var elapsed: Double
+    public var duration: Double?
+    /// kbit/s; 0 when unknown (MPD prints `bitrate: 0`).
+    public var bitrate: Int
+    public var format: AudioFormat?
+}
+
+/// One partition's player (DESIGN §4): a decoder thread fills a bounded pipe of PCM chunks; each enabled output
+/// has its own thread that takes chunks from the pipe, converts them to what its device accepts, applies the
+/// software volume, and writes them.
+///
+/// The pipe also carries markers: where a song starts and where playback ends. Outputs meet at every marker (no
+/// output passes one until all have reached it), so a song border is one moment for all outputs; that moment is
+/// when the engine reports `engineStartedSong` / `engineStopped` to the store. Gapless playback falls out of this:
+/// the decoder opens the queued song as soon as the current one ends and keeps filling the same pipe, so the
+/// outputs see one continuous stream.
+///
+/// The store calls `start`, `queueNext`, `setPaused`, `stop` under its own lock; they only change guarded state
+/// and wake threads. The engine never calls the store while holding its lock (reports are delivered after it is
+/// released), so the two locks cannot deadlock.
+public final class PlaybackEngine: @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var replayGain = ReplayGainSettings()
+        /// `audio_output_format`: the decoder's output is converted to it before the pipe.
+        public var outputFormat = AudioFormatMask()
+        public init() {}
+    }
+
+    private let decoders: any AudioDecoderFactory
+    private let converters: any PCMConverterFactory
+    private let locate: @Sendable (Song) -> String
+    private let report: @Sendable (Action) -> Void
+    private let options: @Sendable () -> PlaybackOptions
+    private let settings: Settings
+    private let logger: Logger
+    private let lock = ConditionLock()
+
+    // Everything below is guarded by `lock`.
+    private var token = 0
+    /// Bumped when the pipe is emptied (start, stop): outputs drop what their device buffers.
+    private var generation = 0
+    /// Bumped whenever the decoder must abandon what it decodes.
+    private var decoderEpoch = 0
+    private var job: DecodeJob?
+    private var queued: (item: PlaybackItem, borderPause: Bool)?
+    /// The song the decoder is in and whether it is the queued one (not yet heard).
+    private var decoding: (id: Int, queued: Bool)?
+    private var entries: [Entry] = []
+    private var head = 0
+    private var baseSequence = 0
+    private var bufferedBytes = 0
+    private var running = false
+    private var paused = false
+    private var endedNaturally = false
+    private var progress: PlaybackProgress?
+    private var tags: (id: Int, tags: [Song.Tag])?
+    private var volume = 100
+    private var runners: [OutputRunner] = []
+    private var shutDown = false
+
+    public init(decoders: any AudioDecoderFactory, converters: any PCMConverterFactory, settings: Settings = Settings(),
+                locate: @escaping @Sendable (Song) -> String, options: @escaping @Sendable () -> PlaybackOptions,
+                report: @escaping @Sendable (Action) -> Void, logger: Logger) {
+        self.decoders = decoders
+        self.converters = converters
+        self.settings = settings
+        self.locate = locate
+        self.options = options
+        self.report = report
+        self.logger = logger
+        startThread(name: "decoder") { [self] in decoderLoop() }
+    }
+
+    // MARK: Commands (called by the store, under its lock: never block)
+
+    public func start(_ request: PlaybackStart) {
+        lock.withLock {
+            token = request.token
+            clearPipe()
+            job = DecodeJob(item: request.item, seek: request.seek, epoch: decoderEpoch)
+            running = true
+            paused = request.paused
+            endedNaturally = false
+            let item = request.item
+            progress = PlaybackProgress(id: item.id, elapsed: request.seek ?? item.range?.start ?? 0,
+                                        duration: item.song.duration, bitrate: 0, format: nil)
+            tags = (item.id, item.song.tags)
+            lock.broadcast()
+        }
+    }
+
+    public func queueNext(token: Int, _ item: PlaybackItem?, borderPause: Bool) {
+        lock.withLock {
+            guard token == self.token, running else { return }
+            let next = item.map { (item: $0, borderPause: borderPause) }
+            // Already decoding (or finished) past the current song? Take back what was decoded after it.
+            if let index = entries[head...].firstIndex(where: { $0.isQueuedStart || $0.isEnd }) {
+                if case .songStart(let start) = entries[index], start.id == item?.id,
+                   start.borderPause == borderPause { return }
+                truncate(at: index)
+                decoderEpoch += 1
+                if let next {
+                    job = DecodeJob(item: next.item, seek: nil, epoch: decoderEpoch, queued: true,
+                                    borderPause: next.borderPause)
+                } else {
+                    append(.end(error: nil))
+                }
+                queued = nil
+            } else if let decoding, decoding.queued {
+                // Between songs: the decoder took the old queued song but has not pushed its start yet.
+                decoderEpoch += 1
+                job = next.map { DecodeJob(item: $0.item, seek: nil, epoch: decoderEpoch, queued: true,
+                                           borderPause: $0.borderPause) }
+                if job == nil { append(.end(error: nil)) }
+                queued = nil
+            } else {
+                queued = next
+            }
+            lock.broadcast()
+        }
+    }
+
+    public func setPaused(_ on: Bool) {
+        lock.withLock {
+            paused = on
+            lock.broadcast()
+        }
+    }
+
+    public func stop() {
+        lock.withLock {
+            clearPipe()
+            job = nil
+            queued = nil
+            running = false
+            endedNaturally = false
+            paused = false
+            progress = nil
+            tags = nil
+            lock.broadcast()
+        }
+    }
+
+    /// The software mixer's volume for outputs with `mixer_type "software"`.
+    public func setVolume(_ percent: Int) {
+        lock.withLock { volume = percent }
+    }
+
+    public var currentProgress: PlaybackProgress? { lock.withLock { running ? progress : nil } }
+
+    // MARK: Outputs
+
+    /// Adds an output; it plays while enabled.
+    public func attach(_ runner: OutputRunner) {
+        lock.withLock {
+            runner.cursor = baseSequence + (entries.count - head)
+            for other in runners where other.enabled { runner.cursor = min(runner.cursor, other.cursor) }
+            runner.seenGeneration = generation
+            runners.append(runner)
+            lock.broadcast()
+        }
+        startThread(name: "output:\(runner.description.name)") { [self] in outputLoop(runner) }
+    }
+
+    public func detach(_ runner: OutputRunner) {
+        lock.withLock {
+            runners.removeAll { $0 === runner }
+            runner.detached = true
+            popConsumed()
+            lock.broadcast()
+        }
+    }
+
+    /// Whether the output is enabled (a failed output is disabled).
+    public func isEnabled(_ runner: OutputRunner) -> Bool { lock.withLock { runner.enabled } }
+
+    public func setEnabled(_ runner: OutputRunner, _ on: Bool) {
+        lock.withLock {
+            guard runner.enabled != on else { return }
+            if on {
+                runner.failed = false
+                runner.cursor = runners.filter { $0.enabled && $0 !== runner }.map(\.cursor).max()
+                    ?? baseSequence + (entries.count - head)
+                runner.seenGeneration = generation
+            }
+            runner.enabled = on
+            popConsumed()
+            lock.broadcast()
+        }
+    }
+
+    public func shutdown() {
+        lock.withLock {
+            shutDown = true
+            clearPipe()
+            running = false
+            lock.broadcast()
+        }
+    }
+
+    // MARK: Pipe (lock held)
+
+    private func clearPipe() {
+        generation += 1
+        decoderEpoch += 1
+        baseSequence += entries.count - head
+        entries.removeAll()
+        head = 0
+        bufferedBytes = 0
+        decoding = nil
+        for runner in runners { runner.cursor = baseSequence }
+    }
+
+    private func append(_ entry: Entry) {
+        entries.append(entry)
+        bufferedBytes += entry.byteCount
+    }
+
+    /// Drops the entries from `index` on (a queued song that is no longer next).
+    private func truncate(at index: Int) {
+        for entry in entries[index...] { bufferedBytes -= entry.byteCount }
+        entries.removeSubrange(index...)
+        let end = baseSequence + (entries.count - head)
+        for runner in runners where runner.cursor > end { runner.cursor = end }
+    }
+
+    private var enabledRunners: [OutputRunner] { runners.filter { $0.enabled && !$0.failed } }
+
+    /// Pops audio every enabled output has written; the oldest popped chunk is what is playing now.
+    private func popConsumed() {
+        let enabled = enabledRunners
+        guard !enabled.isEmpty else { return }
+        let minimum = enabled.map(\.cursor).min()!
+        while head < entries.count, baseSequence < minimum, case .audio(let chunk) = entries[head] {
+            bufferedBytes -= chunk.data.count
+            progress?.elapsed = chunk.time + chunk.duration
+            progress?.bitrate = chunk.bitrate
+            progress?.format = chunk.sourceFormat
+            head += 1
+            baseSequence += 1
+        }
+        if head > 256 && head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// A marker at the front, reached by every output: the song border or the end.
+    private func popMarker() -> [Action] {
+        var reports: [Action] = []
+        switch entries[head] {
+        case .songStart(let start):
+            progress = PlaybackProgress(id: start.id, elapsed: start.time, duration: start.duration, bitrate: 0,
+                                        format: start.format)
+            tags = (start.id, start.tags)
+            if start.queued {
+                reports.append(.engineStartedSong(token: token, id: start.id))
+                if start.borderPause { paused = true }
+            }
+        case .end(let error):
+            running = false
+            endedNaturally = error == nil
+            progress = nil
+            reports.append(.engineStopped(token: token, error: error))
+        case .audio:
+            break
+        }
+        bufferedBytes -= entries[head].byteCount
+        head += 1
+        baseSequence += 1
+        for runner in runners where runner.cursor < baseSequence { runner.cursor = baseSequence }
+        lock.broadcast()
+        return reports
+    }
+
+    // MARK: Decoder thread
+
+    private func decoderLoop() {
+        lock.lock()
+        while !shutDown {
+            guard let job, job.epoch == decoderEpoch else {
+                self.job = nil
+                lock.wait()
+                continue
+            }
+            self.job = nil
+            decoding = (job.item.id, job.queued)
+            lock.unlock()
+            decode(job)
+            lock.lock()
+        }
+        lock.unlock()
+    }
+
+    /// Decodes `job`'s song and then, while nothing interrupts, each queued song after it.
+    private func decode(_ first: DecodeJob) {
+        var job = first
+        while true {
+            let item = job.item
+            let decoder: any AudioDecoding
+            do {
+                decoder = try decoders.open(locate(item.song))
+                let start = job.seek ?? item.range?.start ?? 0
+                if start > 0 { try decoder.seek(to: start) }
+            } catch {
+                logger.error("failed to play \(item.song.uri): \(error.message)")
+                _ = push(.end(error: "Failed to decode \(item.song.uri)"), epoch: job.epoch)
+                return
+            }
+            let source = decoder.format
+            let target = settings.outputFormat.apply(to: source)
+            var converter: (any PCMConverting)?
+            if target != source {
+                do throws(DecoderError) {
+                    converter = try converters.makeConverter(from: source, to: target)
+                } catch {
+                    _ = push(.end(error: "Failed to decode \(item.song.uri)"), epoch: job.epoch)
+                    return
+                }
+            }
+            let gain = PCMScaling.replayGainFactor(decoder.replayGain, mode: effectiveReplayGainMode(),
+                                                   settings: settings.replayGain)
+            var time = job.seek ?? item.range?.start ?? 0
+            let start = SongStart(id: item.id, time: time, duration: item.range.map { range in
+                (range.end ?? decoder.duration ?? item.song.duration ?? 0) - range.start
+            } ?? decoder.duration ?? item.song.duration, format: source, tags: item.song.tags, queued: job.queued,
+                                  borderPause: job.borderPause)
+            guard push(.songStart(start), epoch: job.epoch) else { return }
+
+            let chunkBytes = max(source.bytesPerFrame, source.bytesPerSecond / 20 / source.bytesPerFrame
+                                 * source.bytesPerFrame)
+            var finished = false
+            while !finished {
+                var pcm: [UInt8] = []
+                pcm.reserveCapacity(chunkBytes + 16384)
+                do {
+                    while pcm.count < chunkBytes {
+                        if try !decoder.read(into: &pcm) {
+                            finished = true
+                            break
+                        }
+                    }
+                } catch {
+                    logger.error("failed to decode \(item.song.uri): \(error.message)")
+                    _ = push(.end(error: "Failed to decode \(item.song.uri)"), epoch: job.epoch)
+                    return
+                }
+                if let end = item.range?.end {
+                    let allowed = max(0, Int(((end - time) * Double(source.sampleRate)).rounded())) * source.bytesPerFrame
+                    if pcm.count >= allowed {
+                        pcm.removeSubrange(allowed...)
+                        finished = true
+                    }
+                }
+                if let converter {
+                    var converted: [UInt8] = []
+                    pcm.withUnsafeBytes { converter.convert($0, into: &converted) }
+                    if finished { converter.flush(into: &converted) }
+                    pcm = converted
+                }
+                guard !pcm.isEmpty else { continue }
+                PCMScaling.scale(&pcm, format: target.sampleFormat, by: gain)
+                let duration = target.seconds(ofBytes: pcm.count)
+                let chunk = Chunk(data: pcm, format: target, sourceFormat: source, id: item.id, time: time,
+                                  duration: duration, bitrate: decoder.bitrate ?? 0)
+                time += duration
+                guard push(.audio(chunk), epoch: job.epoch) else { return }
+            }
+
+            // The song ended: continue with the queued one, or mark the end.
+            let next: DecodeJob? = lock.withLock {
+                guard job.epoch == decoderEpoch else { return nil }
+                if let queued {
+                    self.queued = nil
+                    decoding = (queued.item.id, true)
+                    return DecodeJob(item: queued.item, seek: nil, epoch: job.epoch, queued: true,
+                                     borderPause: queued.borderPause)
+                }
+                decoding = nil
+                append(.end(error: nil))
+                lock.broadcast()
+                return nil
+            }
+            guard let next else { return }
+            job = next
+        }
+    }
+
+    private func effectiveReplayGainMode() -> ReplayGainMode {
+        let options = options()
+        if options.replayGainMode == .auto { return options.random ? .track : .album }
+        return options.replayGainMode
+    }
+
+    /// Appends to the pipe, waiting while it is full. False when the decoder's work was abandoned meanwhile.
+    private func push(_ entry: Entry, epoch: Int) -> Bool {
+        lock.withLock {
+            while epoch == decoderEpoch && !shutDown && bufferedBytes >= bufferLimit { lock.wait() }
+            guard epoch == decoderEpoch, !shutDown else { return false }
+            append(entry)
+            lock.broadcast()
+            return true
+        }
+    }
+
+    /// About a second of audio: enough to open the next song before the current one runs out, short enough that
+    /// a changed next song costs little decoding.
+    private var bufferLimit: Int {
+        guard let format = progress?.format else { return 192_000 }
+        return max(65536, format.bytesPerSecond)
+    }
+
+    // MARK: Output threads
+
+    private func outputLoop(_ runner: OutputRunner) {
+        let state = OutputState(runner: runner, converters: converters, logger: logger)
+        lock.lock()
+        while !shutDown && !runner.detached {
+            if !runner.enabled || runner.failed {
+                if state.isOpen {
+                    lock.unlock()
+                    state.close(drain: false)
+                    lock.lock()
+                }
+                lock.wait()
+                continue
+            }
+            if runner.seenGeneration != generation {
+                runner.seenGeneration = generation
+                if state.isOpen {
+                    lock.unlock()
+                    state.cancel()
+                    lock.lock()
+                }
+                continue
+            }
+            if !running {
+                if state.isOpen {
+                    let drain = endedNaturally
+                    lock.unlock()
+                    state.close(drain: drain)
+                    lock.lock()
+                    continue
+                }
+                lock.wait()
+                continue
+            }
+            if paused {
+                if state.isOpen && !state.isPaused {
+                    lock.unlock()
+                    state.pause()
+                    lock.lock()
+                    continue
+                }
+                lock.wait()
+                continue
+            }
+            let index = head + (runner.cursor - baseSequence)
+            guard index < entries.count else {
+                lock.wait()
+                continue
+            }
+            switch entries[index] {
+            case .audio(let chunk):
+                let generation = self.generation
+                let volume = runner.description.softwareMixer ? self.volume : 100
+                let songTags = tags.flatMap { $0.id == chunk.id ? $0.tags : nil }
+                lock.unlock()
+                let result = state.play(chunk, volume: volume, tags: songTags)
+                lock.lock()
+                if case .failure(let error) = result {
+                    logger.error("output \"\(runner.description.name)\" (\(runner.description.plugin)) failed: \(error.message); disabled")
+                    runner.failed = true
+                    runner.enabled = false
+                    popConsumed()
+                    let notify = runner.onFailure
+                    lock.unlock()
+                    notify?()
+                    lock.lock()
+                    lock.broadcast()
+                    continue
+                }
+                if generation == self.generation, head + (runner.cursor - baseSequence) == index {
+                    runner.cursor += 1
+                    popConsumed()
+                    lock.broadcast()
+                }
+            case .songStart, .end:
+                guard index == head else {
+                    lock.wait()
+                    continue
+                }
+                let reports = popMarker()
+                if !reports.isEmpty {
+                    lock.unlock()
+                    for action in reports { report(action) }
+                    lock.lock()
+                }
+            }
+        }
+        lock.unlock()
+        state.close(drain: false)
+    }
+}
+
+/// An output as the engine runs it. Its fields are guarded by the engine's lock.
+public final class OutputRunner: @unchecked Sendable {
+    public let description: OutputDescription
+    let makeSink: SinkFactory
+    var enabled: Bool
+    var failed = false
+    var detached = false
+    var cursor = 0
+    var seenGeneration = 0
+    /// Called (outside the engine lock) when the output failed and was disabled, so `outputs` and idle `output`
+    /// can tell clients.
+    let onFailure: (@Sendable () -> Void)?
+
+    /// `outputset` changes these; the description keeps the configured ones.
+    let attributes: Mutex<[(name: String, value: String)]>
+
+    public init(description: OutputDescription, enabled: Bool, onFailure: (@Sendable () -> Void)? = nil,
+                makeSink: @escaping SinkFactory) {
+        self.description = description
+        self.attributes = Mutex(description.attributes)
+        self.enabled = enabled
+        self.onFailure = onFailure
+        self.makeSink = makeSink
+    }
+
+}
+
+/// What an output thread owns: its sink, the converter to the sink's format, and the clock that paces sinks
+/// which do not keep time themselves.
+private final class OutputState {
+    let runner: OutputRunner
+    let converters: any PCMConverterFactory
+    let logger: Logger
+    var sink: (any AudioSink)?
+    var requested: AudioFormat?
+    var accepted: AudioFormat?
+    var converter: (any PCMConverting)?
+    var isPaused = false
+    var clockStart: Double?
+    var clockFrames = 0
+    var lastTagsID: Int?
+
+    init(runner: OutputRunner, converters: any PCMConverterFactory, logger: Logger) {
+        self.runner = runner
+        self.converters = converters
+        self.logger = logger
+    }
+
+    var isOpen: Bool { sink != nil }
+
+    func play(_ chunk: Chunk, volume: Int, tags: [Song.Tag]?) -> Result<Void, OutputError> {
+        do throws(OutputError) {
+            let target = runner.description.format.apply(to: chunk.format)
+            if sink == nil || requested != target {
+                if let sink {
+                    sink.drain()
+                    sink.close()
+                }
+                sink = nil
+                let sink = try runner.makeSink()
+                let accepted = try sink.open(target)
+                self.sink = sink
+                self.requested = target
+                self.accepted = accepted
+                converter = nil
+                if accepted != chunk.format {
+                    do throws(DecoderError) {
+                        converter = try converters.makeConverter(from: chunk.format, to: accepted)
+                    } catch {
+                        throw OutputError("cannot convert \(chunk.format) to \(accepted): \(error.message)")
+                    }
+                }
+                clockStart = nil
+                lastTagsID = nil
+            }
+            guard let sink, let accepted else { return .success(()) }
+            if isPaused {
+                isPaused = false
+                clockStart = nil
+            }
+            if lastTagsID != chunk.id, let tags {
+                lastTagsID = chunk.id
+                sink.sendTags(tags)
+            }
+            var data = chunk.data
+            if let converter {
+                var converted: [UInt8] = []
+                data.withUnsafeBytes { converter.convert($0, into: &converted) }
+                data = converted
+            }
+            if volume < 100 {
+                PCMScaling.scale(&data, format: accepted.sampleFormat, by: PCMScaling.softwareVolumeFactor(volume))
+            }
+            if runner.description.paced && !sink.keepsTime {
+                pace(frames: data.count / accepted.bytesPerFrame, rate: accepted.sampleRate)
+            }
+            var failure: OutputError?
+            data.withUnsafeBytes { raw in
+                do throws(OutputError) { try sink.write(raw) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            return .success(())
+        } catch {
+            close(drain: false)
+            return .failure(error)
+        }
+    }
+
+    /// Sleeps until the chunk is due, as a device would block: MPD's output timer.
+    private func pace(frames: Int, rate: Int) {
+        let now = monotonicSeconds()
+        if clockStart == nil {
+            clockStart = now
+            clockFrames = 0
+        }
+        let due = clockStart! + Double(clockFrames) / Double(rate)
+        if due > now { usleep(UInt32(min(1.0, due - now) * 1_000_000)) }
+        else if now - due > 0.5 {
+            // Fell far behind (the machine stalled): restart the clock instead of rushing to catch up.
+            clockStart = now
+            clockFrames = 0
+        }
+        clockFrames += frames
+    }
+
+    func cancel() {
+        sink?.cancel()
+        clockStart = nil
+    }
+
+    func pause() {
+        sink?.pause()
+        isPaused = true
+        clockStart = nil
+    }
+
+    func close(drain: Bool) {
+        guard let sink else { return }
+        if drain { sink.drain() } else { sink.cancel() }
+        sink.close()
+        self.sink = nil
+        requested = nil
+        accepted = nil
+        converter = nil
+        isPaused = false
+        clockStart = nil
+    }
+}
+
+struct DecodeJob {
+    var item: PlaybackItem
+    var seek: Double?
+    var epoch: Int
+    var queued = false
+    var borderPause = false
+}
+
+struct SongStart {
+    var id: Int
+    var time: Double
+    var duration: Double?
+    var format: AudioFormat
+    var tags: [Song.Tag]
+    var queued: Bool
+    var borderPause: Bool
+}
+
+struct Chunk {
+    var data: [UInt8]
+    /// The format of `data` (after `audio_output_format`).
+    var format: AudioFormat
+    /// The decoder's format, shown in `audio:`.
+    var sourceFormat: AudioFormat
+    var id: Int
+    /// Seconds into the song at the first frame.
+    var time: Double
+    var duration: Double
+    var bitrate: Int
+}
+
+enum Entry {
+    case audio(Chunk)
+    case songStart(SongStart)
+    case end(error: String?)
+
+    var byteCount: Int {
+        if case .audio(let chunk) = self { return chunk.data.count }
+        return 0
+    }
+
+    var isQueuedStart: Bool {
+        if case .songStart(let start) = self { return start.queued }
+        return false
+    }
+
+    var isEnd: Bool {
+        if case .end = self { return true }
+        return false
+    }
+}
