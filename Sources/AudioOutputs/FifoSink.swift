@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import PlayerCore
+import Synchronization
 
 /// MPD's `fifo` output: raw PCM into a named pipe, for visualizers (ncmpcpp, cava) and snapcast.
 ///
@@ -12,74 +13,33 @@ import PlayerCore
 /// when the pipe is full (the reader is slow or absent) it reads the stale data back out and writes on, so the
 /// reader always sees the newest audio. The engine paces it (`keepsTime` is false), as MPD's timer does.
 ///
-/// The pipe stays open and in place from the first `open` until the sink is released, not just while playing:
-/// a visualizer keeps its descriptor across stop and play, and a pipe removed and created again at each play
-/// would leave it reading a dead inode. A pipe the sink created is removed when it is released.
+/// The pipe stays open and in place for the life of the process, not just while playing: a visualizer keeps its
+/// descriptor across stop and play, and a pipe removed and created again (the engine makes a new sink at each
+/// open) would leave it reading a dead inode. So the descriptors live in a process-wide table keyed by path, and
+/// a pipe this process created is removed by `FifoSink.shutdown()` at exit, as MPD removes its own.
 public final class FifoSink: AudioSink {
     public let path: String
 
-    private var reader: Int32 = -1
-    private var writer: Int32 = -1
-    private var created = false
+    private var fifo: OpenFifo?
 
     public init(path: String) {
         self.path = path
     }
 
-    deinit {
-        closeFifo()
-    }
-
-    /// Closes the pipe and removes it if this sink created it, as MPD does at exit. Also done when the sink is
-    /// released; call it at shutdown, when the process may exit before that.
-    public func release() {
-        closeFifo()
-    }
-
     public var keepsTime: Bool { false }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
-        if writer < 0 { try openFifo() }
+        fifo = try OpenFifo.acquire(path)
         return format
     }
 
-    private func openFifo() throws(OutputError) {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            guard errno == ENOENT else { throw OutputError("Failed to stat FIFO \"\(path)\": \(errnoText())") }
-            guard mkfifo(path, 0o666) == 0 else { throw OutputError("Couldn't create FIFO \"\(path)\": \(errnoText())") }
-            created = true
-        } else if info.st_mode & S_IFMT != S_IFIFO {
-            throw OutputError("\"\(path)\" already exists, but is not a FIFO")
-        }
-        reader = sysOpen(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard reader >= 0 else {
-            let text = errnoText()
-            closeFifo()
-            throw OutputError("Could not open FIFO \"\(path)\" for reading: \(text)")
-        }
-        writer = sysOpen(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard writer >= 0 else {
-            let text = errnoText()
-            closeFifo()
-            throw OutputError("Could not open FIFO \"\(path)\" for writing: \(text)")
-        }
-    }
-
-    private func closeFifo() {
-        if reader >= 0 { sysClose(reader) }
-        if writer >= 0 { sysClose(writer) }
-        reader = -1
-        writer = -1
-        if created {
-            var info = stat()
-            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFIFO { unlink(path) }
-            created = false
-        }
+    /// Closes the pipes (all, or the one at `path`) and removes those this process created. Call at shutdown.
+    public static func shutdown(path: String? = nil) {
+        OpenFifo.release(path)
     }
 
     public func write(_ data: UnsafeRawBufferPointer) throws(OutputError) {
-        guard writer >= 0 else { throw OutputError("FIFO \"\(path)\" is not open") }
+        guard let writer = fifo?.writer else { throw OutputError("FIFO \"\(path)\" is not open") }
         guard var next = data.baseAddress else { return }
         var left = data.count
         while left > 0 {
@@ -102,7 +62,7 @@ public final class FifoSink: AudioSink {
 
     /// Reads back what no reader has taken yet.
     private func emptyPipe() {
-        guard reader >= 0 else { return }
+        guard let reader = fifo?.reader else { return }
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             let count = buffer.withUnsafeMutableBytes { sysRead(reader, $0.baseAddress, $0.count) }
@@ -121,6 +81,87 @@ public final class FifoSink: AudioSink {
 
     public func pause() {}
 
-    /// Playback stopped: nothing to release, the pipe stays for the reader (see the type's comment).
-    public func close() {}
+    /// Playback stopped: the pipe stays open for the reader (see the type's comment).
+    public func close() {
+        fifo = nil
+    }
+}
+
+/// A named pipe held open by the process: its own read end and the write end.
+private final class OpenFifo: Sendable {
+    let path: String
+    let reader: Int32
+    let writer: Int32
+    let created: Bool
+    let inode: (dev_t, ino_t)
+
+    private static let table = Mutex<[String: OpenFifo]>([:])
+
+    private init(path: String, reader: Int32, writer: Int32, created: Bool, inode: (dev_t, ino_t)) {
+        self.path = path
+        self.reader = reader
+        self.writer = writer
+        self.created = created
+        self.inode = inode
+    }
+
+    /// The open pipe at `path`, opening (and creating) it when needed. A pipe that was removed or replaced
+    /// behind our back is opened afresh.
+    static func acquire(_ path: String) throws(OutputError) -> OpenFifo {
+        try table.withLock { (table: inout [String: OpenFifo]) throws(OutputError) -> OpenFifo in
+            if let fifo = table[path] {
+                var info = stat()
+                if stat(path, &info) == 0, info.st_dev == fifo.inode.0, info.st_ino == fifo.inode.1 { return fifo }
+                fifo.close(removing: false)
+                table[path] = nil
+            }
+            let fifo = try open(path)
+            table[path] = fifo
+            return fifo
+        }
+    }
+
+    static func release(_ path: String?) {
+        table.withLock { table in
+            for (key, fifo) in table where path == nil || key == path {
+                fifo.close(removing: true)
+                table[key] = nil
+            }
+        }
+    }
+
+    private static func open(_ path: String) throws(OutputError) -> OpenFifo {
+        var info = stat()
+        var created = false
+        if stat(path, &info) != 0 {
+            guard errno == ENOENT else { throw OutputError("Failed to stat FIFO \"\(path)\": \(errnoText())") }
+            guard mkfifo(path, 0o666) == 0 else { throw OutputError("Couldn't create FIFO \"\(path)\": \(errnoText())") }
+            created = true
+        } else if info.st_mode & S_IFMT != S_IFIFO {
+            throw OutputError("\"\(path)\" already exists, but is not a FIFO")
+        }
+        let reader = sysOpen(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard reader >= 0 else {
+            let text = errnoText()
+            if created { unlink(path) }
+            throw OutputError("Could not open FIFO \"\(path)\" for reading: \(text)")
+        }
+        let writer = sysOpen(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard writer >= 0, fstat(writer, &info) == 0 else {
+            let text = errnoText()
+            sysClose(reader)
+            if writer >= 0 { sysClose(writer) }
+            if created { unlink(path) }
+            throw OutputError("Could not open FIFO \"\(path)\" for writing: \(text)")
+        }
+        return OpenFifo(path: path, reader: reader, writer: writer, created: created, inode: (info.st_dev, info.st_ino))
+    }
+
+    private func close(removing: Bool) {
+        sysClose(reader)
+        sysClose(writer)
+        guard removing, created else { return }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_dev == inode.0, info.st_ino == inode.1 { unlink(path) }
+    }
 }

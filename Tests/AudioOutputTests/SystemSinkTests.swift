@@ -80,7 +80,7 @@ func write(_ sink: some AudioSink, _ bytes: some Collection<UInt8>) throws {
             #expect(collector.wait(for: sent))
         }
         sink.close()
-        sink.release()
+        FifoSink.shutdown(path: path)
         #expect(collector.wait(for: pcm.count))
         // Our own read end is gone too: the reader sees the end of the stream.
         let deadline = Date().addingTimeInterval(5)
@@ -110,19 +110,32 @@ func write(_ sink: some AudioSink, _ bytes: some Collection<UInt8>) throws {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
         #expect(Array(buffer.prefix(max(count, 0))) == next)
-        sink.release()
+        FifoSink.shutdown(path: path)
     }
 
-    @Test func theFifoOutlivesStopAndAForeignFifoStays() throws {
+    @Test func theFifoOutlivesStopAndNewSinksAndAForeignFifoStays() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.path("existing.fifo")
         #expect(mkfifo(path, 0o600) == 0)
-        let sink = FifoSink(path: path)
-        _ = try sink.open(.cd)
-        sink.close()
-        _ = try sink.open(.cd)
-        sink.release()
+        let first = FifoSink(path: path)
+        _ = try first.open(.cd)
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        try #require(reader >= 0)
+        defer { close(reader) }
+        let before = testPCM(.cd, frames: 100, seed: 1)
+        try write(first, before)
+        first.close()
+        // The engine makes a new sink for each open: the reader keeps reading the same pipe.
+        let second = FifoSink(path: path)
+        _ = try second.open(.cd)
+        let after = testPCM(.cd, frames: 100, seed: 2)
+        try write(second, after)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+        #expect(Array(buffer.prefix(max(count, 0))) == before + after)
+        second.close()
+        FifoSink.shutdown(path: path)
         #expect(Self.isFIFO(path))
     }
 
