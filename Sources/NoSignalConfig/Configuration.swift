@@ -51,6 +51,13 @@ public struct Configuration: Sendable, Equatable {
     public var audioOutputs: [ConfigBlock]
     /// `replaygain`: `off`, `track`, `album` or `auto`; default `off`.
     public var replayGain: String
+    /// `replaygain_preamp` and `replaygain_missing_preamp`: decibels, −15…15 (MPD's bounds).
+    public var replayGainPreamp: Double = 0
+    public var replayGainMissingPreamp: Double = 0
+    /// `replaygain_limit`: keep the gain from pushing the peak past full scale; default yes.
+    public var replayGainLimit = true
+    /// `audio_output_format`: what every output receives, `*` keeping the source's; nil for the source's format.
+    public var audioOutputFormat: String?
     /// Top-level `mixer_type`: `hardware`, `software`, `null` or `none` (MPD's `disabled` is read as `none`).
     public var mixerType: String?
     /// `log_level`: `error`, `warning`, `notice`, `info` or `verbose` (MPD's old `default` and `secure` are

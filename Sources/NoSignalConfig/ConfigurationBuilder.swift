@@ -59,6 +59,27 @@ struct ConfigurationBuilder {
             }
             result.replayGain = option.value
         }
+        for (name, keyPath) in [("replaygain_preamp", \Configuration.replayGainPreamp),
+                                 ("replaygain_missing_preamp", \Configuration.replayGainMissingPreamp)] {
+            guard let option = last(name) else { continue }
+            guard let value = Double(option.value), (-15...15).contains(value) else {
+                throw error(option, name, "number between -15 and 15 expected, got \"\(option.value)\"")
+            }
+            result[keyPath: keyPath] = value
+        }
+        if let option = last("replaygain_limit") {
+            guard let value = ConfigurationBuilder.boolean(option.value) else {
+                throw error(option, "replaygain_limit", "\"yes\" or \"no\" expected, got \"\(option.value)\"")
+            }
+            result.replayGainLimit = value
+        }
+        if let option = last("audio_output_format") {
+            let parts = option.value.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 3 else {
+                throw error(option, "audio_output_format", "expected SAMPLERATE:BITS:CHANNELS, got \"\(option.value)\"")
+            }
+            result.audioOutputFormat = option.value
+        }
         if let option = last("mixer_type") {
             let aliases = ["hardware": "hardware", "software": "software", "null": "null", "none": "none",
                            "disabled": "none"]
@@ -83,6 +104,15 @@ struct ConfigurationBuilder {
             result.netease = try netease(block, defaults: result.netease)
         }
         return result
+    }
+
+    /// MPD's `ParseBool`: yes/no, true/false, 1/0.
+    static func boolean(_ text: String) -> Bool? {
+        switch text {
+        case "yes", "true", "1": true
+        case "no", "false", "0": false
+        default: nil
+        }
     }
 
     // MARK: - permissions

@@ -100,7 +100,8 @@ enum OptionCatalog {
         "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file",
         "bind_to_address", "port", "password", "default_permissions", "local_permissions",
         "max_connections", "connection_timeout", "max_command_list_size", "max_output_buffer_size",
-        "max_playlist_length", "replaygain", "mixer_type", "log_level",
+        "max_playlist_length", "replaygain", "mixer_type", "log_level", "replaygain_preamp",
+        "replaygain_missing_preamp", "replaygain_limit", "audio_output_format",
         "data_directory", "cache_directory",
     ]
 

@@ -51,8 +51,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     private var decoderEpoch = 0
     private var job: DecodeJob?
     private var queued: (item: PlaybackItem, borderPause: Bool)?
-    /// The song the decoder is in and whether it is the queued one (not yet heard).
-    private var decoding: (id: Int, queued: Bool)?
+    /// The queued song the decoder has taken but whose start it has not pushed yet.
+    private var openingQueued: Int?
     private var entries: [Entry] = []
     private var head = 0
     private var baseSequence = 0
@@ -114,7 +114,7 @@ public final class PlaybackEngine: @unchecked Sendable {
                     append(.end(error: nil))
                 }
                 queued = nil
-            } else if let decoding, decoding.queued {
+            } else if openingQueued != nil {
                 // Between songs: the decoder took the old queued song but has not pushed its start yet.
                 decoderEpoch += 1
                 job = next.map { DecodeJob(item: $0.item, seek: nil, epoch: decoderEpoch, queued: true,
@@ -215,7 +215,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         entries.removeAll()
         head = 0
         bufferedBytes = 0
-        decoding = nil
+        openingQueued = nil
         for runner in runners { runner.cursor = baseSequence }
     }
 
@@ -292,7 +292,7 @@ public final class PlaybackEngine: @unchecked Sendable {
                 continue
             }
             self.job = nil
-            decoding = (job.item.id, job.queued)
+            openingQueued = job.queued ? job.item.id : nil
             lock.unlock()
             decode(job)
             lock.lock()
@@ -380,11 +380,11 @@ public final class PlaybackEngine: @unchecked Sendable {
                 guard job.epoch == decoderEpoch else { return nil }
                 if let queued {
                     self.queued = nil
-                    decoding = (queued.item.id, true)
+                    openingQueued = queued.item.id
                     return DecodeJob(item: queued.item, seek: nil, epoch: job.epoch, queued: true,
                                      borderPause: queued.borderPause)
                 }
-                decoding = nil
+                openingQueued = nil
                 append(.end(error: nil))
                 lock.broadcast()
                 return nil
@@ -405,6 +405,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         lock.withLock {
             while epoch == decoderEpoch && !shutDown && bufferedBytes >= bufferLimit { lock.wait() }
             guard epoch == decoderEpoch, !shutDown else { return false }
+            if case .songStart = entry { openingQueued = nil }
             append(entry)
             lock.broadcast()
             return true
@@ -548,6 +549,7 @@ private final class OutputState {
     var requested: AudioFormat?
     var accepted: AudioFormat?
     var converter: (any PCMConverting)?
+    var converterSource: AudioFormat?
     var isPaused = false
     var clockStart: Double?
     var clockFrames = 0
@@ -575,6 +577,14 @@ private final class OutputState {
                 self.sink = sink
                 self.requested = target
                 self.accepted = accepted
+                converterSource = nil
+                clockStart = nil
+                lastTagsID = nil
+            }
+            guard let sink, let accepted else { return .success(()) }
+            // The source format can change at a song border while the device format stays (a fixed `format`).
+            if converterSource != chunk.format {
+                converterSource = chunk.format
                 converter = nil
                 if accepted != chunk.format {
                     do throws(DecoderError) {
@@ -583,10 +593,7 @@ private final class OutputState {
                         throw OutputError("cannot convert \(chunk.format) to \(accepted): \(error.message)")
                     }
                 }
-                clockStart = nil
-                lastTagsID = nil
             }
-            guard let sink, let accepted else { return .success(()) }
             if isPaused {
                 isPaused = false
                 clockStart = nil
@@ -655,6 +662,7 @@ private final class OutputState {
         requested = nil
         accepted = nil
         converter = nil
+        converterSource = nil
         isPaused = false
         clockStart = nil
     }

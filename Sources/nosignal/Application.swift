@@ -1,4 +1,5 @@
 import ALSAOutput
+import AudioOutputs
 import Dispatch
 import FFmpegDecoder
 import Foundation
@@ -47,6 +48,28 @@ struct Application {
         initialState.seedShuffle(UInt64.random(in: .min ... .max))
         let store = PlayerStore(state: initialState, effects: StatePersistenceEffects(saver: saver), logger: logger)
         saver?.attach { store.partition(PlayerState.defaultPartition).map(SavedState.init) }
+        if let mode = ReplayGainMode(rawValue: config.replayGain), mode != .off { _ = try? store.send(.setReplayGainMode(mode)) }
+
+        // The player: FFmpeg decodes, the configured outputs play.
+        let outputs: [ConfiguredOutput]
+        do { outputs = try ConfiguredOutput.all(config) } catch {
+            logger.critical("\(error)")
+            throw ExitCodeError.failure
+        }
+        var engineSettings = PlaybackEngine.Settings()
+        engineSettings.replayGain = ReplayGainSettings(preamp: config.replayGainPreamp,
+                                                       missingPreamp: config.replayGainMissingPreamp,
+                                                       limit: config.replayGainLimit)
+        if let text = config.audioOutputFormat, let mask = AudioFormatMask(text) { engineSettings.outputFormat = mask }
+        let musicDirectory = config.musicDirectory
+        let audio = AudioPlayer(store: store, decoders: FFmpegDecoderFactory(), converters: FFmpegPCMConverterFactory(),
+                                settings: engineSettings, locate: { song in
+                                    song.isRemote || song.uri.hasPrefix("/") ? song.uri : musicDirectory + "/" + song.uri
+                                }, logger: logger)
+        for output in outputs {
+            audio.addOutput(output.description, enabled: output.enabled, makeSink: output.makeSink)
+        }
+        self.audio = audio
         stateSaver = saver
         let shutdown = ShutdownSignal()
         // The music database (SQLite) and its scanner, reading tags with libavformat.
@@ -72,7 +95,7 @@ struct Application {
                                         PlaylistDirectory(path: $0, musicDirectory: config.musicDirectory,
                                                           maximumLength: config.maxPlaylistLength)
                                     },
-                                    table: .standard(for: settings), logger: logger,
+                                    audio: audio, table: .standard(for: settings), logger: logger,
                                     requestShutdown: { shutdown.trigger() })
         service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
         self.shutdown = shutdown
@@ -81,6 +104,7 @@ struct Application {
     private let shutdown: ShutdownSignal
     private let stateSaver: StateFileSaver?
     private let library: MusicLibrary?
+    private let audio: AudioPlayer
 
     func run() async throws {
         let service = self.service
@@ -115,6 +139,7 @@ struct Application {
         defer { signals.forEach { $0.cancel() } }
         defer { library?.cancelUpdates() }
         try await task.value
+        audio.shutdown()
         store.finishEffects()
         await effects.value
         stateSaver?.saveNow()

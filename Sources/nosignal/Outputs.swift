@@ -1,0 +1,96 @@
+import ALSAOutput
+import AudioOutputs
+import NoSignalConfig
+import PlayerCore
+import PlayerRuntime
+
+/// Turns `audio_output` blocks into outputs of the player: checks each block's settings (errors name the file and
+/// line) and returns how to make its sink. With no block, a sound card's `default` ALSA device, or a null output
+/// when the machine has no card (so `make run` always plays).
+struct ConfiguredOutput {
+    var description: OutputDescription
+    var enabled: Bool
+    var makeSink: SinkFactory
+
+    static func all(_ config: Configuration) throws(ConfigError) -> [ConfiguredOutput] {
+        var blocks = config.audioOutputs
+        if blocks.isEmpty {
+            let card = ALSAProbe.soundCardCount() > 0
+            blocks = [ConfigBlock(name: "audio_output", file: "(default)", line: 0, values: [
+                .init(key: "type", value: card ? "alsa" : "null", line: 0),
+                .init(key: "name", value: card ? "default detected output" : "null output", line: 0),
+            ])]
+        }
+        var outputs: [ConfiguredOutput] = []
+        for (id, block) in blocks.enumerated() {
+            outputs.append(try make(block, id: id, config: config))
+        }
+        var names = Set<String>()
+        for (output, block) in zip(outputs, blocks) where !names.insert(output.description.name).inserted {
+            throw block.error("an output named \"\(output.description.name)\" exists already", key: "name")
+        }
+        return outputs
+    }
+
+    private static func make(_ block: ConfigBlock, id: Int, config: Configuration) throws(ConfigError)
+        -> ConfiguredOutput
+    {
+        guard let type = block["type"] else { throw block.error("missing \"type\" setting") }
+        guard let name = block["name"] else { throw block.error("missing \"name\" setting") }
+        var format = AudioFormatMask()
+        if let text = block["format"] {
+            guard let mask = AudioFormatMask(text) else {
+                throw block.error("expected SAMPLERATE:BITS:CHANNELS, got \"\(text)\"", key: "format")
+            }
+            format = mask
+        }
+        let enabled = try bool(block, "enabled", default: true)
+        let mixer = block["mixer_type"] ?? config.mixerType ?? "software"
+        guard ["hardware", "software", "null", "none", "disabled"].contains(mixer) else {
+            throw block.error("unrecognized mixer type \"\(mixer)\" (hardware, software, null or none)",
+                              key: "mixer_type")
+        }
+        // The hardware mixer is not wired yet: its volume goes to the samples like a software mixer's.
+        let software = mixer == "software" || mixer == "hardware"
+        let paced = try bool(block, "sync", default: true)
+        var description = OutputDescription(id: id, name: name, plugin: type, format: format,
+                                            softwareMixer: software, paced: paced)
+        let makeSink: SinkFactory
+        switch type {
+        case "null":
+            makeSink = { NullSink() }
+        case "alsa":
+            let settings = ALSASink.Settings(device: block["device"] ?? "default",
+                                             bufferTime: try integer(block, "buffer_time") ?? 500_000,
+                                             periodTime: try integer(block, "period_time"))
+            description.attributes = [("allowed_formats", block["allowed_formats"] ?? ""),
+                                      ("dop", try bool(block, "dop", default: false) ? "1" : "0")]
+            makeSink = { ALSASink(settings) }
+        case "fifo":
+            guard let path = block["path"] else { throw block.error("missing \"path\" setting") }
+            makeSink = { FifoSink(path: path) }
+        case "pipe":
+            guard let command = block["command"] else { throw block.error("missing \"command\" setting") }
+            makeSink = { PipeSink(command: command) }
+        default:
+            throw block.error("no such audio output plugin: \"\(type)\"", key: "type")
+        }
+        return ConfiguredOutput(description: description, enabled: enabled, makeSink: makeSink)
+    }
+
+    private static func bool(_ block: ConfigBlock, _ key: String, default value: Bool) throws(ConfigError) -> Bool {
+        guard let text = block[key] else { return value }
+        guard let parsed = ["yes": true, "true": true, "1": true, "no": false, "false": false, "0": false][text] else {
+            throw block.error("\"yes\" or \"no\" expected, got \"\(text)\"", key: key)
+        }
+        return parsed
+    }
+
+    private static func integer(_ block: ConfigBlock, _ key: String) throws(ConfigError) -> Int? {
+        guard let text = block[key] else { return nil }
+        guard let value = Int(text), value >= 0 else {
+            throw block.error("non-negative integer expected, got \"\(text)\"", key: key)
+        }
+        return value
+    }
+}
