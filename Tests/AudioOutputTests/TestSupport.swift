@@ -46,3 +46,13 @@ func frameChunks(_ bytes: [UInt8], frameSize: Int, sizesInFrames: [Int]) -> [Arr
 func readFile(_ path: String) -> [UInt8] {
     (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))) ?? []
 }
+
+/// Where two byte sequences first differ (nil when equal), so that a failing comparison reports a position and
+/// not a megabyte of numbers.
+func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
+    if a == b { return nil }
+    if let index = zip(a.indices, b.indices).first(where: { a[$0.0] != b[$0.1] })?.0 {
+        return "byte \(index) of \(a.count)/\(b.count)"
+    }
+    return a.count == b.count ? nil : "lengths \(a.count) and \(b.count)"
+}
