@@ -102,15 +102,18 @@ public final class ALSASink: AudioSink {
                                   + Self.describe(loaded))
             }
             config = top
-            err = snd_pcm_open_lconf(&handle, settings.device, SND_PCM_STREAM_PLAYBACK, 0, top)
+            err = snd_pcm_open_lconf(&handle, settings.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, top)
         } else {
-            err = snd_pcm_open(&handle, settings.device, SND_PCM_STREAM_PLAYBACK, 0)
+            err = snd_pcm_open(&handle, settings.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
         }
         guard err == 0, let handle else {
             freeConfig()
             let hint = err == -ENOENT ? " (no such PCM, or no sound card)" : ""
             throw OutputError("Failed to open ALSA device \"\(settings.device)\": \(Self.describe(err))\(hint)")
         }
+        // Opened non-blocking so that a card held by another program fails at once (EBUSY) instead of hanging
+        // the output thread until it is free; playback itself blocks.
+        snd_pcm_nonblock(handle, 0)
         return handle
     }
 
