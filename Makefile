@@ -28,6 +28,7 @@ test: test-deps
 	# The differential tests time servers against each other: run them alone, not beside the heavy suites.
 	$(SWIFT) test --skip-build --filter DifferentialTests
 	/usr/bin/python3 Tests/Clients/run_clients.py .build/debug/nosignal
+	/usr/bin/python3 Tests/Clients/ncmpcpp_test.py .build/debug/nosignal
 
 ## Side-by-side benchmarks against real MPD, reported as ratios.
 bench: test-deps release
