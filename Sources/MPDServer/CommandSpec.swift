@@ -95,6 +95,6 @@ public struct CommandTable: Sendable {
     public static let standard = CommandTable([
         StatusCommands.all, PlaybackOptionsCommands.all, ConnectionCommands.all, ReflectionCommands.all,
         MessageCommands.all, DatabaseBrowseCommands.all, QueueCommands.all, DatabaseQueryCommands.all, StickerCommands.all,
-        StoredPlaylistCommands.all, PlaybackCommands.all, OutputCommands.all,
+        StoredPlaylistCommands.all, PlaybackCommands.all, OutputCommands.all, PartitionCommands.all,
     ])
 }

@@ -98,6 +98,11 @@ public final class ClientRegistry: Sendable {
         _ = inner.withLock { $0.entries.removeValue(forKey: id) }
     }
 
+    /// The clients currently in `partition` (`delpartition` refuses while there are any).
+    public func count(partition: String) -> Int {
+        inner.withLock { $0.entries.values.filter { $0.partition == partition }.count }
+    }
+
     public func setPartition(_ id: Int, _ partition: String) { inner.withLock { $0.entries[id]?.partition = partition } }
 
     /// Delivers idle flags to every client of `partition` (every client when nil).

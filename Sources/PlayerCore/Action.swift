@@ -57,6 +57,11 @@ public enum Action: Equatable, Sendable {
     /// `seekcur`: `elapsed` is the engine's position, needed for a relative seek.
     case seekCurrent(seconds: Double, relative: Bool, elapsed: Double?)
 
+    // Partitions (`src/command/PartitionCommands.cxx`); the partition argument of `send` is ignored.
+    /// A new partition with an empty queue, stopped, and no mixer until an output moves in.
+    case newPartition(String)
+    case deletePartition(String)
+
     // What the engine reports; `token` is the one of the start it belongs to (`EngineLink.token`).
     /// The outputs crossed into the queued song.
     case engineStartedSong(token: Int, id: Int)

@@ -1,7 +1,21 @@
 extension PlayerState {
     /// The reducer: synchronous and pure. Applies `action` to `partition` and returns the effects to run.
     public mutating func reduce(_ action: Action, in partition: String) throws(PlayerError) -> [Effect] {
-        try update(partition) { (p: inout PartitionState) throws(PlayerError) -> [Effect] in
+        switch action {
+        case .newPartition(let name):
+            guard self[partition: name] == nil else { throw .partitionExists(name) }
+            let model = partitions[0]
+            partitions.append(PartitionState(name: name, maximumQueueLength: model.queue.maximumLength))
+            return []
+        case .deletePartition(let name):
+            guard name != Self.defaultPartition else { throw .denied("cannot delete the default partition") }
+            let index = try index(of: name)
+            partitions.remove(at: index)
+            return [.stopPlayback(partition: name)]
+        default:
+            break
+        }
+        return try update(partition) { (p: inout PartitionState) throws(PlayerError) -> [Effect] in
             var effects = try Self.apply(action, to: &p, in: partition)
             effects += p.syncEngine(partition)
             return effects
@@ -114,6 +128,8 @@ extension PlayerState {
             p.engineStartedSong(token: token, id: id)
         case .engineStopped(let token, let error):
             p.engineStopped(token: token, error: error)
+        case .newPartition, .deletePartition:
+            return []
         }
         return [.persistState]
     }

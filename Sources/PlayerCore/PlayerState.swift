@@ -28,7 +28,7 @@ public struct PartitionState: Equatable, Sendable {
 public struct PlayerState: Equatable, Sendable {
     public static let defaultPartition = "default"
 
-    public private(set) var partitions: [PartitionState]
+    public internal(set) var partitions: [PartitionState]
 
     public init(maximumQueueLength: Int = 16384, volume: Int? = nil) {
         partitions = [PartitionState(name: Self.defaultPartition, maximumQueueLength: maximumQueueLength, volume: volume)]

@@ -11,14 +11,16 @@ public final class AudioPlayer: Sendable {
         public var partition: String
     }
 
-    private struct Output {
-        var runner: OutputRunner
-        var partition: String
+    /// An entry of a partition's output list: a live output, or the dummy an output leaves behind when it moves
+    /// to another partition (MPD keeps the slot so that `outputid`s stay put).
+    private struct Slot {
+        var name: String
+        var runner: OutputRunner?
     }
 
     private struct Inner {
         var engines: [String: PlaybackEngine] = [:]
-        var outputs: [Output] = []
+        var slots: [String: [Slot]] = [:]
     }
 
     private let inner = Mutex(Inner())
@@ -48,7 +50,7 @@ public final class AudioPlayer: Sendable {
         let runner = OutputRunner(description: description, enabled: enabled,
                                   onFailure: { store.announce([Change(.outputs)]) }, makeSink: makeSink)
         let engine = inner.withLock { inner in
-            inner.outputs.append(Output(runner: runner, partition: PlayerState.defaultPartition))
+            inner.slots[PlayerState.defaultPartition, default: []].append(Slot(name: description.name, runner: runner))
             return inner.engines[PlayerState.defaultPartition]!
         }
         engine.attach(runner)
@@ -56,6 +58,68 @@ public final class AudioPlayer: Sendable {
 
     private func engine(_ partition: String) -> PlaybackEngine? {
         inner.withLock { $0.engines[partition] }
+    }
+
+    // MARK: Partitions
+
+    /// `newpartition`: the store's partition must exist already; it gets an engine and no outputs.
+    public func addPartition(_ name: String) {
+        let engine = makeEngine(name)
+        inner.withLock { inner in
+            inner.engines[name] = engine
+            inner.slots[name] = []
+        }
+    }
+
+    /// Whether the partition still owns a live output (`delpartition` refuses then).
+    public func hasOutputs(partition: String) -> Bool {
+        inner.withLock { $0.slots[partition]?.contains { $0.runner != nil } ?? false }
+    }
+
+    public func removePartition(_ name: String) {
+        let engine = inner.withLock { inner in
+            inner.slots[name] = nil
+            return inner.engines.removeValue(forKey: name)
+        }
+        engine?.shutdown()
+    }
+
+    public enum MoveResult: Sendable { case moved, alreadyThere, noSuchOutput }
+
+    /// `moveoutput`: the output leaves a dummy where it was and joins `partition` (back into its dummy's slot if
+    /// it was there before), keeping its enabled state.
+    public func moveOutput(named name: String, to partition: String) -> MoveResult {
+        let moved: (OutputRunner, PlaybackEngine, PlaybackEngine)? = inner.withLock { inner in
+            guard let destination = inner.engines[partition] else { return nil }
+            if inner.slots[partition]?.contains(where: { $0.name == name && $0.runner != nil }) ?? false { return nil }
+            for (source, slots) in inner.slots where source != partition {
+                guard let index = slots.firstIndex(where: { $0.name == name && $0.runner != nil }),
+                      let runner = slots[index].runner, let from = inner.engines[source] else { continue }
+                inner.slots[source]![index].runner = nil
+                if let dummy = inner.slots[partition]?.firstIndex(where: { $0.name == name }) {
+                    inner.slots[partition]![dummy].runner = runner
+                } else {
+                    inner.slots[partition, default: []].append(Slot(name: name, runner: runner))
+                }
+                return (runner, from, destination)
+            }
+            return nil
+        }
+        guard let (runner, from, destination) = moved else {
+            let present = inner.withLock { $0.slots[partition]?.contains { $0.name == name && $0.runner != nil } ?? false }
+            return present ? .alreadyThere : .noSuchOutput
+        }
+        let enabled = from.isEnabled(runner)
+        from.detach(runner)
+        let copy = OutputRunner(moving: runner, enabled: enabled)
+        inner.withLock { inner in
+            if let index = inner.slots[partition]?.firstIndex(where: { $0.runner === runner }) {
+                inner.slots[partition]![index].runner = copy
+            }
+        }
+        destination.attach(copy)
+        store.announce([Change(.outputs)])
+        return .moved
     }
 
     /// The store's playback handler (called under the store's lock; the engine only records and wakes threads).
@@ -81,26 +145,33 @@ public final class AudioPlayer: Sendable {
         engine(partition)?.currentProgress
     }
 
-    /// Every output, in `outputid` order.
-    public var outputs: [OutputState] {
-        let (outputs, engines) = inner.withLock { ($0.outputs, $0.engines) }
-        return outputs.map { output in
-            var description = output.runner.description
-            description.attributes = output.runner.attributes.withLock { $0 }
-            return OutputState(description: description,
-                        enabled: engines[output.partition]?.isEnabled(output.runner) ?? false,
-                        partition: output.partition)
+    /// The outputs of `partition`, in `outputid` order; a moved-away output shows as plugin `dummy`, disabled.
+    public func outputs(partition: String) -> [OutputState] {
+        let (slots, engine) = inner.withLock { ($0.slots[partition] ?? [], $0.engines[partition]) }
+        return slots.enumerated().map { id, slot in
+            guard let runner = slot.runner else {
+                return OutputState(description: OutputDescription(id: id, name: slot.name, plugin: "dummy"),
+                                   enabled: false, partition: partition)
+            }
+            var description = runner.description
+            description.id = id
+            description.attributes = runner.attributes.withLock { $0 }
+            return OutputState(description: description, enabled: engine?.isEnabled(runner) ?? false,
+                               partition: partition)
+        }
+    }
+
+    private func runner(id: Int, partition: String) -> (OutputRunner, PlaybackEngine)? {
+        inner.withLock { inner in
+            guard let slots = inner.slots[partition], id < slots.count, let runner = slots[id].runner,
+                  let engine = inner.engines[partition] else { return nil }
+            return (runner, engine)
         }
     }
 
     /// `enableoutput` / `disableoutput` / `toggleoutput` (`on == nil`). False when there is no such output.
-    public func setOutput(id: Int, enabled on: Bool?) -> Bool {
-        let found: (OutputRunner, PlaybackEngine)? = inner.withLock { inner in
-            guard let output = inner.outputs.first(where: { $0.runner.description.id == id }),
-                  let engine = inner.engines[output.partition] else { return nil }
-            return (output.runner, engine)
-        }
-        guard let (runner, engine) = found else { return false }
+    public func setOutput(id: Int, enabled on: Bool?, partition: String) -> Bool {
+        guard let (runner, engine) = runner(id: id, partition: partition) else { return false }
         let enable = on ?? !engine.isEnabled(runner)
         engine.setEnabled(runner, enable)
         store.announce([Change(.outputs)])
@@ -110,21 +181,16 @@ public final class AudioPlayer: Sendable {
     public enum AttributeResult: Sendable { case done, noSuchOutput, unsupported }
 
     /// `outputset`: only attributes the output declares (MPD's `OutputAttributes`) can change.
-    public func setAttribute(output id: Int, name: String, value: String) -> AttributeResult {
-        let result: AttributeResult = inner.withLock { inner in
-            guard let index = inner.outputs.firstIndex(where: { $0.runner.description.id == id }) else {
-                return .noSuchOutput
-            }
-            let runner = inner.outputs[index].runner
-            guard runner.attributes.withLock({ attributes in
-                guard let slot = attributes.firstIndex(where: { $0.name == name }) else { return false }
-                attributes[slot].value = value
-                return true
-            }) else { return .unsupported }
-            return .done
+    public func setAttribute(output id: Int, name: String, value: String, partition: String) -> AttributeResult {
+        guard let (runner, _) = runner(id: id, partition: partition) else { return .noSuchOutput }
+        let done = runner.attributes.withLock { attributes in
+            guard let slot = attributes.firstIndex(where: { $0.name == name }) else { return false }
+            attributes[slot].value = value
+            return true
         }
-        if case .done = result { store.announce([Change(.outputs)]) }
-        return result
+        guard done else { return .unsupported }
+        store.announce([Change(.outputs)])
+        return .done
     }
 
     public func shutdown() {

@@ -528,6 +528,13 @@ public final class OutputRunner: @unchecked Sendable {
     /// `outputset` changes these; the description keeps the configured ones.
     let attributes: Mutex<[(name: String, value: String)]>
 
+    /// The same output for another engine (`moveoutput`): a runner's cursor belongs to one engine's pipe.
+    convenience init(moving other: OutputRunner, enabled: Bool) {
+        self.init(description: other.description, enabled: enabled, onFailure: other.onFailure,
+                  makeSink: other.makeSink)
+        attributes.withLock { $0 = other.attributes.withLock { $0 } }
+    }
+
     public init(description: OutputDescription, enabled: Bool, onFailure: (@Sendable () -> Void)? = nil,
                 makeSink: @escaping SinkFactory) {
         self.description = description

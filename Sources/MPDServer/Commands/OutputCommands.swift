@@ -7,7 +7,7 @@ enum OutputCommands {
     static let all: [CommandSpec] = [
         CommandSpec("outputs", .read, 0...0) { context, _ in
             var response = Response()
-            for output in context.server.audio?.outputs ?? [] {
+            for output in context.server.audio?.outputs(partition: context.client.partition) ?? [] {
                 let description = output.description
                 response.add("outputid", description.id)
                 response.add("outputname", description.name)
@@ -24,7 +24,8 @@ enum OutputCommands {
         CommandSpec("outputset", .admin, 3...3) { context, request in
             let id = Int(try request.argument(UInt32.self, 0))
             guard let audio = context.server.audio else { throw ACKError(.noExist, "No such audio output") }
-            switch audio.setAttribute(output: id, name: request[1], value: request[2]) {
+            switch audio.setAttribute(output: id, name: request[1], value: request[2],
+                                       partition: context.client.partition) {
             case .noSuchOutput: throw ACKError(.noExist, "No such audio output")
             case .unsupported: throw ACKError(.arg, "Unsupported attribute")
             case .done: return .ok(Response())
@@ -35,7 +36,7 @@ enum OutputCommands {
     private static func set(_ name: String, _ on: Bool?) -> CommandSpec {
         CommandSpec(name, .admin, 1...1) { context, request in
             let id = Int(try request.argument(UInt32.self, 0))
-            guard context.server.audio?.setOutput(id: id, enabled: on) == true else {
+            guard context.server.audio?.setOutput(id: id, enabled: on, partition: context.client.partition) == true else {
                 throw ACKError(.noExist, "No such audio output")
             }
             return .ok(Response())
