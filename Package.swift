@@ -96,6 +96,10 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutputs", "ALSAOutput", "FFmpegDecoder", "PlayerCore"],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "PlaybackTests", dependencies: [
+            "PlayerRuntime", "PlayerCore", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
                     resources: [.copy("Scripts")], swiftSettings: swiftSettings),
     ]

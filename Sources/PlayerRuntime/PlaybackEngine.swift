@@ -59,6 +59,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     private var bufferedBytes = 0
     private var running = false
     private var paused = false
+    /// Set at a border pause: outputs play out what their devices hold before pausing (MPD drains there).
+    private var drainBeforePause = false
     private var endedNaturally = false
     private var progress: PlaybackProgress?
     private var tags: (id: Int, tags: [Song.Tag])?
@@ -88,6 +90,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             job = DecodeJob(item: request.item, seek: request.seek, epoch: decoderEpoch)
             running = true
             paused = request.paused
+            drainBeforePause = false
             endedNaturally = false
             let item = request.item
             progress = PlaybackProgress(id: item.id, elapsed: request.seek ?? item.range?.start ?? 0,
@@ -131,6 +134,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     public func setPaused(_ on: Bool) {
         lock.withLock {
             paused = on
+            drainBeforePause = false
             lock.broadcast()
         }
     }
@@ -263,7 +267,11 @@ public final class PlaybackEngine: @unchecked Sendable {
             tags = (start.id, start.tags)
             if start.queued {
                 reports.append(.engineStartedSong(token: token, id: start.id))
-                if start.borderPause { paused = true }
+                if start.borderPause {
+                    // Single mode: the song before the border is heard to its end (outputs drain), then pause.
+                    paused = true
+                    drainBeforePause = true
+                }
             }
         case .end(let error):
             running = false
@@ -456,7 +464,9 @@ public final class PlaybackEngine: @unchecked Sendable {
             }
             if paused {
                 if state.isOpen && !state.isPaused {
+                    let drain = drainBeforePause
                     lock.unlock()
+                    if drain { state.drain() }
                     state.pause()
                     lock.lock()
                     continue
@@ -653,6 +663,10 @@ private final class OutputState {
     func cancel() {
         sink?.cancel()
         clockStart = nil
+    }
+
+    func drain() {
+        sink?.drain()
     }
 
     func pause() {

@@ -1,0 +1,178 @@
+import Foundation
+import PlayerCore
+import PlayerRuntime
+import Testing
+
+/// The player end to end through the real alsa-lib code path: what the output receives must be exactly what
+/// `ffmpeg -f s16le` decodes from the same sources (DESIGN §4; issue 4's "done when").
+@Suite(.serialized) struct PlaybackTests {
+    @Test func aSongReachesTheOutputSampleForSample() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.flac", seconds: 1.5, extra: ["-sample_fmt", "s16"])
+        try h.enqueue("a.flac")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = try h.reference("a.flac")
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
+    @Test func gaplessBetweenTwoSongsLosesOrAddsNothing() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.flac", seconds: 1.3, frequency: 440, extra: ["-sample_fmt", "s16"])
+        try h.make("b.wav", seconds: 0.7, frequency: 660)
+        try h.enqueue("a.flac", "b.wav")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = try h.reference("a.flac") + h.reference("b.wav")
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+        #expect(h.partition.player.currentOrder == nil)
+    }
+
+    @Test func floatCodecsAreConvertedToTheOutputFormatLikeFFmpeg() throws {
+        let h = try PlaybackHarness(format: AudioFormatMask("*:16:*")!)
+        try h.make("a.mp3", seconds: 1.2)
+        try h.make("b.ogg", seconds: 0.8, frequency: 880, extra: ["-c:a", "libvorbis"])
+        try h.enqueue("a.mp3", "b.ogg")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = try h.reference("a.mp3") + h.reference("b.ogg")
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
+    @Test func seekStartsAtTheSampleOfThatTime() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.flac", seconds: 3, extra: ["-sample_fmt", "s16"])
+        try h.enqueue("a.flac")
+        try h.send(.seek(position: 0, seconds: 2.0))
+        #expect(h.waitUntilStopped())
+        let expected = Array(try h.reference("a.flac")[(2 * 44100 * 4)...])
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
+    @Test func pauseAndResumeLoseNoSamples() throws {
+        let h = try PlaybackHarness(paced: true)
+        try h.make("a.flac", seconds: 2, extra: ["-sample_fmt", "s16"])
+        try h.enqueue("a.flac")
+        try h.send(.play(position: 0))
+        usleep(600_000)
+        try h.send(.pause(true))
+        let elapsed = h.audio.progress(partition: PlayerState.defaultPartition)?.elapsed ?? 0
+        #expect(elapsed > 0.3 && elapsed < 1.5, "elapsed \(elapsed) after 0.6 s")
+        usleep(500_000)
+        #expect(h.partition.player.state == .pause)
+        let still = h.audio.progress(partition: PlayerState.defaultPartition)?.elapsed ?? 0
+        #expect(abs(still - elapsed) < 0.2, "elapsed moved while paused: \(elapsed) → \(still)")
+        try h.send(.pause(false))
+        #expect(h.waitUntilStopped())
+        let expected = try h.reference("a.flac")
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
+    @Test func aCorruptSongIsSkippedWithAnError() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.flac", seconds: 0.5, extra: ["-sample_fmt", "s16"])
+        try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: h.directory + "/bad.mp3"))
+        try h.make("c.wav", seconds: 0.5, frequency: 660)
+        try h.enqueue("a.flac", "bad.mp3", "c.wav")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        #expect(h.partition.player.error == "Failed to decode bad.mp3")
+        let expected = try h.reference("a.flac") + h.reference("c.wav")
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
+    @Test func consumeEmptiesTheQueueAsItPlays() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 0.3)
+        try h.make("b.wav", seconds: 0.3, frequency: 550)
+        try h.enqueue("a.wav", "b.wav")
+        try h.send(.setConsume(.on))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        #expect(h.partition.queue.count == 0)
+    }
+
+    @Test func singleModeStopsAtTheNextSongPaused() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 0.3)
+        try h.make("b.wav", seconds: 0.3, frequency: 550)
+        try h.enqueue("a.wav", "b.wav")
+        try h.send(.setSingle(.on))
+        try h.send(.play(position: 0))
+        #expect(h.wait { h.partition.player.state == .pause })
+        #expect(h.partition.currentPosition == 1)
+        usleep(200_000)
+        #expect(h.recorded == (try h.reference("a.wav")))
+    }
+
+    @Test func repeatPlaysTheQueueAgain() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 0.2)
+        try h.enqueue("a.wav")
+        try h.send(.setRepeat(true))
+        try h.send(.play(position: 0))
+        let one = try h.reference("a.wav").count
+        #expect(h.wait { h.recorded.count >= 3 * one })
+        try h.send(.stop)
+    }
+
+    @Test func randomPlaysEverySongOnce() throws {
+        let h = try PlaybackHarness()
+        for (i, name) in ["a.wav", "b.wav", "c.wav", "d.wav"].enumerated() {
+            try h.make(name, seconds: 0.2, frequency: 300 + 100 * i)
+        }
+        try h.enqueue("a.wav", "b.wav", "c.wav", "d.wav")
+        try h.send(.setRandom(true))
+        try h.send(.play(position: nil))
+        #expect(h.waitUntilStopped())
+        #expect(h.recorded.count == (try h.reference("a.wav").count) * 4)
+    }
+
+    @Test func theSoftwareMixerScalesTheSamples() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 0.5)
+        try h.enqueue("a.wav")
+        try h.send(.setVolume(50))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let factor = (exp(50.0 / 25.0) - 1) / (54.5981500331 - 1)
+        let source = samples16(try h.reference("a.wav"))
+        let played = samples16(h.recorded)
+        #expect(played.count == source.count)
+        let worst = zip(source, played).map { abs(Double($0) * factor - Double($1)) }.max() ?? 0
+        #expect(worst <= 1.5, "largest deviation \(worst)")
+        #expect(source.map { abs(Int($0)) }.max()! > 1000)
+    }
+
+    @Test func replayGainFromTheTagsIsApplied() throws {
+        var settings = PlaybackEngine.Settings()
+        settings.replayGain = ReplayGainSettings(preamp: 0, missingPreamp: 0, limit: false)
+        let h = try PlaybackHarness(settings: settings)
+        try h.make("a.flac", seconds: 0.5, extra: ["-sample_fmt", "s16", "-metadata", "REPLAYGAIN_TRACK_GAIN=-6.00 dB",
+                                                    "-metadata", "REPLAYGAIN_TRACK_PEAK=0.5"])
+        try h.enqueue("a.flac")
+        try h.send(.setReplayGainMode(.track))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let factor = pow(10, -6.0 / 20)
+        let source = samples16(try h.reference("a.flac"))
+        let played = samples16(h.recorded)
+        #expect(played.count == source.count)
+        let worst = zip(source, played).map { abs(Double($0) * factor - Double($1)) }.max() ?? 0
+        #expect(worst <= 1.5, "largest deviation \(worst)")
+    }
+
+    @Test func elapsedFollowsTheClockWhenPaced() throws {
+        let h = try PlaybackHarness(paced: true)
+        try h.make("a.wav", seconds: 3)
+        try h.enqueue("a.wav")
+        try h.send(.play(position: 0))
+        usleep(1_000_000)
+        let elapsed = h.audio.progress(partition: PlayerState.defaultPartition)?.elapsed ?? 0
+        #expect(elapsed > 0.7 && elapsed < 1.4, "elapsed \(elapsed) after 1 s")
+        let progress = h.audio.progress(partition: PlayerState.defaultPartition)
+        #expect(progress?.format?.description == "44100:16:2")
+        #expect(progress?.duration == 3)
+        try h.send(.stop)
+    }
+}
