@@ -27,6 +27,39 @@ enum PCMScaling {
         return scale
     }
 
+    /// Mixes `other` into `data` with a linear ramp: at the first frame `data` keeps `1 - from` of itself and
+    /// takes `from` of `other`, at the last `1 - to` and `to`.
+    static func crossfade(_ data: inout [UInt8], with other: [UInt8], format: AudioFormat.SampleFormat,
+                          from: Double, to: Double) {
+        let count = data.count / format.bytes
+        guard count > 0, other.count >= data.count else { return }
+        func ratio(_ i: Int) -> Double { min(1, max(0, from + (to - from) * Double(i) / Double(count))) }
+        other.withUnsafeBytes { incoming in
+            data.withUnsafeMutableBytes { raw in
+                switch format {
+                case .s16:
+                    let a = raw.bindMemory(to: Int16.self), b = incoming.bindMemory(to: Int16.self)
+                    for i in 0..<count {
+                        let r = ratio(i)
+                        a[i] = Int16(clamping: Int((Double(a[i]) * (1 - r) + Double(b[i]) * r).rounded()))
+                    }
+                case .s24, .s32:
+                    let a = raw.bindMemory(to: Int32.self), b = incoming.bindMemory(to: Int32.self)
+                    for i in 0..<count {
+                        let r = ratio(i)
+                        a[i] = Int32(clamping: Int((Double(a[i]) * (1 - r) + Double(b[i]) * r).rounded()))
+                    }
+                case .float:
+                    let a = raw.bindMemory(to: Float.self), b = incoming.bindMemory(to: Float.self)
+                    for i in 0..<count {
+                        let r = Float(ratio(i))
+                        a[i] = a[i] * (1 - r) + b[i] * r
+                    }
+                }
+            }
+        }
+    }
+
     static func scale(_ data: inout [UInt8], format: AudioFormat.SampleFormat, by factor: Double) {
         guard factor != 1 else { return }
         data.withUnsafeMutableBytes { raw in

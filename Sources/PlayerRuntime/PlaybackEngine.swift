@@ -308,88 +308,74 @@ public final class PlaybackEngine: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Decodes `job`'s song and then, while nothing interrupts, each queued song after it.
+    /// Decodes `job`'s song and then, while nothing interrupts, each queued song after it. With crossfade on,
+    /// the queued song starts `crossfade` seconds before the current one ends and the two are mixed.
     private func decode(_ first: DecodeJob) {
+        let epoch = first.epoch
+        guard var song = open(first) else { return }
         var job = first
+        var incoming: SongStream?
+        var overlap: (start: Double, length: Double) = (0, 0)
+        guard push(.songStart(songStart(song, job: job)), epoch: epoch) else { return }
         while true {
-            let item = job.item
-            let decoder: any AudioDecoding
-            do {
-                decoder = try decoders.open(locate(item.song))
-                let start = job.seek ?? item.range?.start ?? 0
-                if start > 0 { try decoder.seek(to: start) }
-            } catch {
-                logger.error("failed to play \(item.song.uri): \(error.message)")
-                _ = push(.end(error: "Failed to decode \(item.song.uri)"), epoch: job.epoch)
+            var chunkBytes = max(song.format.bytesPerFrame,
+                                 song.format.bytesPerSecond / 20 / song.format.bytesPerFrame * song.format.bytesPerFrame)
+            if incoming == nil, let fade = crossfadeStart(of: song) {
+                if fade.bytesUntil == 0 {
+                    if let started = startCrossfade(after: song, epoch: epoch) {
+                        incoming = started.stream
+                        job = started.job
+                        overlap = (song.time, max(0.001, (song.endTime ?? song.time) - song.time))
+                        guard push(.songStart(songStart(started.stream, job: started.job)), epoch: epoch) else { return }
+                    }
+                } else {
+                    // Stop the chunk exactly where the crossfade begins.
+                    chunkBytes = min(chunkBytes, fade.bytesUntil)
+                }
+            }
+            let piece: [UInt8]?
+            do { piece = try song.read(upTo: chunkBytes) } catch {
+                logger.error("failed to decode \(song.item.song.uri): \(error.message)")
+                _ = push(.end(error: "Failed to decode \(song.item.song.uri)"), epoch: epoch)
                 return
             }
-            let source = decoder.format
-            let target = settings.outputFormat.apply(to: source)
-            var converter: (any PCMConverting)?
-            if target != source {
-                do throws(DecoderError) {
-                    converter = try converters.makeConverter(from: source, to: target)
-                } catch {
-                    _ = push(.end(error: "Failed to decode \(item.song.uri)"), epoch: job.epoch)
-                    return
-                }
-            }
-            let gain = PCMScaling.replayGainFactor(decoder.replayGain, mode: effectiveReplayGainMode(),
-                                                   settings: settings.replayGain)
-            var time = job.seek ?? item.range?.start ?? 0
-            let start = SongStart(id: item.id, time: time, duration: item.range.map { range in
-                (range.end ?? decoder.duration ?? item.song.duration ?? 0) - range.start
-            } ?? decoder.duration ?? item.song.duration, format: source, tags: item.song.tags, queued: job.queued,
-                                  borderPause: job.borderPause)
-            guard push(.songStart(start), epoch: job.epoch) else { return }
-
-            let chunkBytes = max(source.bytesPerFrame, source.bytesPerSecond / 20 / source.bytesPerFrame
-                                 * source.bytesPerFrame)
-            var finished = false
-            while !finished {
-                var pcm: [UInt8] = []
-                pcm.reserveCapacity(chunkBytes + 16384)
-                do {
-                    while pcm.count < chunkBytes {
-                        if try !decoder.read(into: &pcm) {
-                            finished = true
-                            break
-                        }
+            if var pcm = piece {
+                let time = song.time - song.format.seconds(ofBytes: pcm.count)
+                var id = song.item.id
+                var chunkTime = time
+                var bitrate = song.bitrate
+                if let incoming {
+                    // Linear crossfade: the old song fades out while the new one fades in.
+                    let mixed: [UInt8]
+                    do { mixed = try incoming.read(exactly: pcm.count) } catch {
+                        _ = push(.end(error: "Failed to decode \(incoming.item.song.uri)"), epoch: epoch)
+                        return
                     }
-                } catch {
-                    logger.error("failed to decode \(item.song.uri): \(error.message)")
-                    _ = push(.end(error: "Failed to decode \(item.song.uri)"), epoch: job.epoch)
-                    return
+                    let from = (time - overlap.start) / overlap.length
+                    let to = (song.time - overlap.start) / overlap.length
+                    PCMScaling.crossfade(&pcm, with: mixed, format: song.format.sampleFormat, from: from, to: to)
+                    id = incoming.item.id
+                    chunkTime = incoming.time - incoming.format.seconds(ofBytes: pcm.count)
+                    bitrate = incoming.bitrate
                 }
-                if let end = item.range?.end {
-                    let allowed = max(0, Int(((end - time) * Double(source.sampleRate)).rounded())) * source.bytesPerFrame
-                    if pcm.count >= allowed {
-                        pcm.removeSubrange(allowed...)
-                        finished = true
-                    }
-                }
-                if let converter {
-                    var converted: [UInt8] = []
-                    pcm.withUnsafeBytes { converter.convert($0, into: &converted) }
-                    if finished { converter.flush(into: &converted) }
-                    pcm = converted
-                }
-                guard !pcm.isEmpty else { continue }
-                PCMScaling.scale(&pcm, format: target.sampleFormat, by: gain)
-                let duration = target.seconds(ofBytes: pcm.count)
-                let chunk = Chunk(data: pcm, format: target, sourceFormat: source, id: item.id, time: time,
-                                  duration: duration, bitrate: decoder.bitrate ?? 0)
-                time += duration
-                guard push(.audio(chunk), epoch: job.epoch) else { return }
+                let chunk = Chunk(data: pcm, format: song.format, sourceFormat: incoming?.source ?? song.source, id: id,
+                                  time: chunkTime, duration: song.format.seconds(ofBytes: pcm.count), bitrate: bitrate)
+                guard push(.audio(chunk), epoch: epoch) else { return }
+                continue
             }
 
-            // The song ended: continue with the queued one, or mark the end.
+            // The song ended: the crossfaded song goes on, or the queued one starts, or playback ends.
+            if let next = incoming {
+                song = next
+                incoming = nil
+                continue
+            }
             let next: DecodeJob? = lock.withLock {
-                guard job.epoch == decoderEpoch else { return nil }
+                guard epoch == decoderEpoch else { return nil }
                 if let queued {
                     self.queued = nil
                     openingQueued = queued.item.id
-                    return DecodeJob(item: queued.item, seek: nil, epoch: job.epoch, queued: true,
+                    return DecodeJob(item: queued.item, seek: nil, epoch: epoch, queued: true,
                                      borderPause: queued.borderPause)
                 }
                 openingQueued = nil
@@ -397,9 +383,72 @@ public final class PlaybackEngine: @unchecked Sendable {
                 lock.broadcast()
                 return nil
             }
-            guard let next else { return }
+            guard let next, let opened = open(next) else { return }
             job = next
+            song = opened
+            guard push(.songStart(songStart(song, job: job)), epoch: epoch) else { return }
         }
+    }
+
+    /// With crossfade on and a song of known length: how many bytes remain before the fade begins (0: now).
+    /// nil when there is no crossfade, or the fade point has passed (a seek into the last seconds).
+    private func crossfadeStart(of song: SongStream) -> (bytesUntil: Int, Void)? {
+        let seconds = options().crossfade
+        guard seconds > 0, let end = song.endTime else { return nil }
+        let remaining = end - song.time
+        guard remaining > 0 else { return nil }
+        guard remaining > seconds else { return (0, ()) }
+        let frames = Int(((remaining - seconds) * Double(song.format.sampleRate)).rounded())
+        return frames == 0 ? (0, ()) : (frames * song.format.bytesPerFrame, ())
+    }
+
+    /// Opens a job's song; on failure pushes the end with MPD's error text and returns nil.
+    private func open(_ job: DecodeJob) -> SongStream? {
+        do throws(DecoderError) {
+            return try SongStream(item: job.item, seek: job.seek, decoders: decoders, converters: converters,
+                                  outputFormat: settings.outputFormat,
+                                  gain: { PCMScaling.replayGainFactor($0, mode: self.effectiveReplayGainMode(),
+                                                                      settings: self.settings.replayGain) },
+                                  location: locate(job.item.song))
+        } catch {
+            logger.error("failed to play \(job.item.song.uri): \(error.message)")
+            _ = push(.end(error: "Failed to decode \(job.item.song.uri)"), epoch: job.epoch)
+            return nil
+        }
+    }
+
+    private func songStart(_ song: SongStream, job: DecodeJob) -> SongStart {
+        SongStart(id: song.item.id, time: song.time, duration: song.duration, format: song.source,
+                  tags: song.item.song.tags, queued: job.queued, borderPause: job.borderPause)
+    }
+
+    /// With `crossfade` > 0, once the current song is within that many seconds of its end, takes the queued song
+    /// and opens it — if it has the same format (MPD crossfades only then) and single mode does not pause there.
+    private func startCrossfade(after song: SongStream, epoch: Int) -> (stream: SongStream, job: DecodeJob)? {
+        let taken: (item: PlaybackItem, borderPause: Bool)? = lock.withLock {
+            guard epoch == decoderEpoch, let queued, !queued.borderPause else { return nil }
+            self.queued = nil
+            openingQueued = queued.item.id
+            return queued
+        }
+        guard let taken else { return nil }
+        let job = DecodeJob(item: taken.item, seek: nil, epoch: epoch, queued: true, borderPause: false)
+        let stream = try? SongStream(item: job.item, seek: nil, decoders: decoders, converters: converters,
+                                     outputFormat: settings.outputFormat,
+                                     gain: { PCMScaling.replayGainFactor($0, mode: self.effectiveReplayGainMode(),
+                                                                         settings: self.settings.replayGain) },
+                                     location: locate(job.item.song))
+        guard let stream, stream.format == song.format else {
+            // No crossfade after all: the song follows gaplessly (and reports its own error if it is broken).
+            lock.withLock {
+                if epoch == decoderEpoch && self.queued == nil && openingQueued == taken.item.id {
+                    self.queued = taken
+                    openingQueued = nil
+                }
+            }
+            return nil
+        }
+        return (stream, job)
     }
 
     private func effectiveReplayGainMode() -> ReplayGainMode {

@@ -162,6 +162,31 @@ import Testing
         #expect(worst <= 1.5, "largest deviation \(worst)")
     }
 
+    @Test func crossfadeOverlapsTheSongsByItsSeconds() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 2, frequency: 440)
+        try h.make("b.wav", seconds: 2, frequency: 660)
+        try h.enqueue("a.wav", "b.wav")
+        try h.send(.setCrossfade(seconds: 1))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let a = samples16(try h.reference("a.wav")), b = samples16(try h.reference("b.wav"))
+        let played = samples16(h.recorded)
+        let second = 44100 * 2
+        // 2 s + 2 s − 1 s of overlap.
+        #expect(played.count == 3 * second)
+        guard played.count == 3 * second else { return }
+        #expect(Array(played[..<second]) == Array(a[..<second]), "the first second is song a alone")
+        #expect(Array(played[(2 * second)...]) == Array(b[second...]), "the last second is song b alone")
+        // Inside the overlap the mix moves linearly from a to b.
+        for offset in [second / 4, second / 2, second * 3 / 4] {
+            let i = second + offset
+            let r = Double(offset) / Double(second)
+            let expected = Double(a[i]) * (1 - r) + Double(b[offset]) * r
+            #expect(abs(Double(played[i]) - expected) <= 2, "sample \(i): \(played[i]) vs \(expected)")
+        }
+    }
+
     @Test func elapsedFollowsTheClockWhenPaced() throws {
         let h = try PlaybackHarness(paced: true)
         try h.make("a.wav", seconds: 3)
