@@ -46,16 +46,19 @@ struct Application {
         }
         var initialState = PlayerState(maximumQueueLength: config.maxPlaylistLength, volume: hasMixer ? 100 : nil)
         initialState.seedShuffle(UInt64.random(in: .min ... .max))
-        let store = PlayerStore(state: initialState, effects: StatePersistenceEffects(saver: saver), logger: logger)
-        saver?.attach { store.partition(PlayerState.defaultPartition).map(SavedState.init) }
-        if let mode = ReplayGainMode(rawValue: config.replayGain), mode != .off { _ = try? store.send(.setReplayGainMode(mode)) }
-
         // The player: FFmpeg decodes, the configured outputs play.
         let outputs: [ConfiguredOutput]
         do { outputs = try ConfiguredOutput.all(config) } catch {
             logger.critical("\(error)")
             throw ExitCodeError.failure
         }
+        let store = PlayerStore(state: initialState,
+                                effects: StatePersistenceEffects(saver: saver, mixers: outputs.compactMap(\.hardwareMixer),
+                                                                 logger: logger),
+                                logger: logger)
+        saver?.attach { store.partition(PlayerState.defaultPartition).map(SavedState.init) }
+        if let mode = ReplayGainMode(rawValue: config.replayGain), mode != .off { _ = try? store.send(.setReplayGainMode(mode)) }
+
         var engineSettings = PlaybackEngine.Settings()
         engineSettings.replayGain = ReplayGainSettings(preamp: config.replayGainPreamp,
                                                        missingPreamp: config.replayGainMissingPreamp,
@@ -195,7 +198,7 @@ extension PlayerStore {
         let gone = Set(uris)
         for partition in state.partitions {
             for item in partition.queue.items.reversed() where gone.contains(item.song.uri) {
-                try? send(.deleteID(item.id), partition: partition.name)
+                _ = try? send(.deleteID(item.id), partition: partition.name)
             }
         }
     }

@@ -11,6 +11,8 @@ struct ConfiguredOutput {
     var description: OutputDescription
     var enabled: Bool
     var makeSink: SinkFactory
+    /// `mixer_type "hardware"` on an ALSA output: `setvol` turns the card's knob instead of scaling samples.
+    var hardwareMixer: (any HardwareMixer)?
 
     static func all(_ config: Configuration) throws(ConfigError) -> [ConfiguredOutput] {
         var blocks = config.audioOutputs
@@ -50,8 +52,9 @@ struct ConfiguredOutput {
             throw block.error("unrecognized mixer type \"\(mixer)\" (hardware, software, null or none)",
                               key: "mixer_type")
         }
-        // The hardware mixer is not wired yet: its volume goes to the samples like a software mixer's.
-        let software = mixer == "software" || mixer == "hardware"
+        // Only ALSA has a hardware mixer; elsewhere "hardware" falls back to scaling the samples.
+        let software = mixer == "software" || (mixer == "hardware" && type != "alsa")
+        var hardwareMixer: (any HardwareMixer)?
         let paced = try bool(block, "sync", default: true)
         var description = OutputDescription(id: id, name: name, plugin: type, format: format,
                                             softwareMixer: software, paced: paced)
@@ -66,6 +69,11 @@ struct ConfiguredOutput {
             description.attributes = [("allowed_formats", block["allowed_formats"] ?? ""),
                                       ("dop", try bool(block, "dop", default: false) ? "1" : "0")]
             makeSink = { ALSASink(settings) }
+            if mixer == "hardware" {
+                hardwareMixer = ALSAMixer(ALSAMixer.Settings(
+                    device: block["mixer_device"] ?? ALSAMixer.Settings.defaultDevice(forPCM: settings.device),
+                    control: block["mixer_control"], index: try integer(block, "mixer_index") ?? 0))
+            }
         case "fifo":
             guard let path = block["path"] else { throw block.error("missing \"path\" setting") }
             makeSink = { FifoSink(path: path) }
@@ -75,7 +83,8 @@ struct ConfiguredOutput {
         default:
             throw block.error("no such audio output plugin: \"\(type)\"", key: "type")
         }
-        return ConfiguredOutput(description: description, enabled: enabled, makeSink: makeSink)
+        return ConfiguredOutput(description: description, enabled: enabled, makeSink: makeSink,
+                                hardwareMixer: hardwareMixer)
     }
 
     private static func bool(_ block: ConfigBlock, _ key: String, default value: Bool) throws(ConfigError) -> Bool {

@@ -1,14 +1,27 @@
 import Library
+import Logging
 import MPDServer
 import PlayerCore
 import PlayerRuntime
 
-/// Runs the store's `persistState` effects by scheduling a (debounced) state-file write.
+/// Runs the store's slow effects off the protocol threads: a (debounced) state-file write for `persistState`, and
+/// the hardware mixers' knobs for `applyVolume` (the software mixer is applied by the engine itself).
 struct StatePersistenceEffects: EffectRunner {
     let saver: StateFileSaver?
+    let mixers: [any HardwareMixer]
+    let logger: Logger
 
     func run(_ effect: Effect) async {
-        if case .persistState = effect { saver?.requestSave() }
+        switch effect {
+        case .persistState:
+            saver?.requestSave()
+        case .applyVolume(_, let volume):
+            for mixer in mixers {
+                do { try mixer.setVolume(volume) } catch { logger.error("cannot set the mixer: \(error.message)") }
+            }
+        default:
+            break
+        }
     }
 }
 
@@ -25,6 +38,6 @@ extension StateFileSaver {
             else { continue }
             saved.queue.entries[index].song = found[0]
         }
-        try? store.send(.restore(saved))
+        _ = try? store.send(.restore(saved))
     }
 }
