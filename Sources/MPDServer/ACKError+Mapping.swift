@@ -10,6 +10,7 @@ extension ACKError {
         case let player as PlayerError:
             switch player {
             case .noMixer: return ACKError(.system, "No mixer")
+            case .failed(let text): return ACKError(.unknown, text)
             case .playlistTooLarge: return ACKError(.playlistMax, "Playlist is too large")
             case .noSuchSong: return ACKError(.noExist, "No such song")
             case .badSongIndex: return ACKError(.arg, "Bad song index")

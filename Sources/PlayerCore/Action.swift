@@ -60,6 +60,9 @@ public enum Action: Equatable, Sendable {
     // Partitions (`src/command/PartitionCommands.cxx`); the partition argument of `send` is ignored.
     /// A new partition with an empty queue, stopped, and no mixer until an output moves in.
     case newPartition(String)
+    /// Whether the partition has an output with a mixer (`moveoutput` takes the mixer along): without one,
+    /// `status` shows no volume and `setvol` fails.
+    case setMixerPresent(Bool)
     case deletePartition(String)
 
     // What the engine reports; `token` is the one of the start it belongs to (`EngineLink.token`).

@@ -1,6 +1,9 @@
 /// Domain errors of the core. The server maps each to MPD's ACK code and text in one place.
 public enum PlayerError: Error, Equatable, Sendable {
+    /// `volume` without a mixer (ACK 52).
     case noMixer
+    /// A runtime failure MPD reports as ACK 5 with its text, e.g. `setvol` without a mixer ("No mixer").
+    case failed(String)
     case playlistTooLarge
     case noSuchSong
     case badSongIndex

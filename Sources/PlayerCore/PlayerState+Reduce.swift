@@ -47,7 +47,7 @@ extension PlayerState {
             p.options.replayGainMode = mode
             return [.announce(Change(.options, partition: partition)), .persistState]
         case .setVolume(let volume):
-            guard p.volume != nil else { throw .noMixer }
+            guard p.volume != nil else { throw .failed("No mixer") }
             p.volume = volume
             return [.applyVolume(partition: partition, volume: volume),
                     .announce(Change(.mixer, partition: partition)), .persistState]
@@ -129,6 +129,9 @@ extension PlayerState {
         case .engineStopped(let token, let error):
             p.engineStopped(token: token, error: error)
         case .newPartition, .deletePartition:
+            return []
+        case .setMixerPresent(let present):
+            if !present { p.volume = nil } else if p.volume == nil { p.volume = 100 }
             return []
         }
         return [.persistState]

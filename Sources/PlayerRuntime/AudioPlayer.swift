@@ -118,6 +118,10 @@ public final class AudioPlayer: Sendable {
             }
         }
         destination.attach(copy)
+        let present = inner.withLock { inner in
+            inner.slots.mapValues { slots in slots.contains { $0.runner?.description.softwareMixer ?? false } }
+        }
+        for (name, hasMixer) in present { _ = try? store.send(.setMixerPresent(hasMixer), partition: name) }
         store.announce([Change(.outputs)])
         return .moved
     }

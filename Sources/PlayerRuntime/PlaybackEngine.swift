@@ -93,8 +93,12 @@ public final class PlaybackEngine: @unchecked Sendable {
             drainBeforePause = false
             endedNaturally = false
             let item = request.item
+            // Until the decoder reports, the song's known format stands in (MPD's `play` waits for the decoder,
+            // so its `status` has `audio:` at once); a seek in the same song keeps what was measured.
+            let known = progress.flatMap { $0.id == item.id ? $0 : nil }
             progress = PlaybackProgress(id: item.id, elapsed: request.seek ?? item.range?.start ?? 0,
-                                        duration: item.song.duration, bitrate: 0, format: nil)
+                                        duration: known?.duration ?? item.song.duration, bitrate: known?.bitrate ?? 0,
+                                        format: known?.format ?? item.song.audioFormat.flatMap(AudioFormat.init))
             tags = (item.id, item.song.tags)
             lock.broadcast()
         }
@@ -509,6 +513,17 @@ public final class PlaybackEngine: @unchecked Sendable {
                     continue
                 }
                 lock.wait()
+                continue
+            }
+            // Markers carry no sound: a song start is taken even while paused, so `status` knows the new song's
+            // format and duration at once.
+            if paused, head < entries.count, runner.cursor == baseSequence, case .songStart = entries[head] {
+                let reports = popMarker()
+                if !reports.isEmpty {
+                    lock.unlock()
+                    for action in reports { report(action) }
+                    lock.lock()
+                }
                 continue
             }
             if paused {

@@ -47,7 +47,7 @@ import Testing
 
     @Test mutating func noMixerIsAnError() throws {
         var noMixer = PlayerState(volume: nil)
-        #expect(throws: PlayerError.noMixer) { try noMixer.reduce(.setVolume(10), in: p) }
+        #expect(throws: PlayerError.failed("No mixer")) { try noMixer.reduce(.setVolume(10), in: p) }
         #expect(throws: PlayerError.noMixer) { try noMixer.reduce(.changeVolume(by: 10), in: p) }
     }
 

@@ -49,7 +49,7 @@ final class RecordingEffects: EffectRunner {
     @Test func errorsLeaveStateUntouched() throws {
         let store = PlayerStore(state: PlayerState(volume: nil), logger: Logger(label: "test"))
         let before = store.state
-        #expect(throws: PlayerError.noMixer) { try store.send(.setVolume(3)) }
+        #expect(throws: PlayerError.failed("No mixer")) { try store.send(.setVolume(3)) }
         #expect(store.state == before)
     }
 }
