@@ -34,6 +34,7 @@ test: test-deps
 bench: test-deps release
 	/usr/bin/python3 Benchmarks/status_latency.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/library_bench.py .build/release/nosignal
+	/usr/bin/python3 Benchmarks/playback_bench.py .build/release/nosignal
 
 ## libFuzzer runs of the tokenizer and the filter parser; FUZZ_SECONDS per target (default 600).
 fuzz:
