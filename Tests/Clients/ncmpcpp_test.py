@@ -276,6 +276,31 @@ def run(server, ui):
     find("Sigur Rós")
     expect("the media library shows the albums of an artist", "Ágætis byrjun", "( )")
 
+    # --- playback: Enter plays the selected song; the status line shows it and its progress ------------
+    ui.keys("1")
+    c = server.client()
+    try:
+        c.repeat(1)
+    finally:
+        c.disconnect()
+    ui.keys("Home")
+    ui.keys("Enter")
+    expect("the playback screen shows the song playing", "Playing:", "Starálfur")
+    c = server.client()
+    try:
+        state = c.status().get("state")
+        elapsed_seen = False
+        deadline = time.time() + 5
+        while time.time() < deadline and not elapsed_seen:
+            screen = ui.screen()
+            elapsed_seen = any(f"0:0{n}/0:01" in screen for n in (0, 1)) or "/0:01]" in screen
+            time.sleep(0.2)
+        check("the server plays the song", state == "play", repr(state))
+        check("ncmpcpp shows the song's progress", elapsed_seen, trimmed(ui.screen()))
+        c.stop()
+    finally:
+        c.disconnect()
+
     ui.keys("q")
     time.sleep(0.5)
     check("ncmpcpp quits cleanly", ui.tmux("has-session", "-t", "t").returncode != 0)
