@@ -1,0 +1,123 @@
+import CFFmpeg
+import CShim
+import PlayerCore
+
+/// Makes libswresample converters between the player's PCM formats.
+public struct FFmpegPCMConverterFactory: PCMConverterFactory {
+    public init() {}
+
+    public func makeConverter(from source: AudioFormat, to target: AudioFormat) throws(DecoderError)
+        -> any PCMConverting {
+        try FFmpegPCMConverter(from: source, to: target)
+    }
+}
+
+/// Converts interleaved PCM with libswresample, left at its default options (no dither, its default filter):
+/// that is what the `ffmpeg` command line uses, so `float → s16` here gives the same samples as
+/// `ffmpeg -i SONG -f s16le -`.
+///
+/// libswresample has no right-justified 24-bit format, so `s24` travels as S32: shifted left by 8 on the way
+/// in and arithmetically right by 8 on the way out. Both shifts are exact.
+public final class FFmpegPCMConverter: PCMConverting {
+    public let source: AudioFormat
+    public let target: AudioFormat
+    private var swr: OpaquePointer?
+    /// S32 staging for `s24` input, reused between calls.
+    private var widened: [Int32] = []
+
+    public init(from source: AudioFormat, to target: AudioFormat) throws(DecoderError) {
+        av_log_set_level(AV_LOG_QUIET)
+        self.source = source
+        self.target = target
+        guard source.sampleRate > 0, target.sampleRate > 0, source.channels > 0, target.channels > 0 else {
+            throw DecoderError("Cannot convert \(source) to \(target)")
+        }
+        if source == target { return }
+        var inLayout = AVChannelLayout()
+        var outLayout = AVChannelLayout()
+        av_channel_layout_default(&inLayout, Int32(source.channels))
+        av_channel_layout_default(&outLayout, Int32(target.channels))
+        defer {
+            av_channel_layout_uninit(&inLayout)
+            av_channel_layout_uninit(&outLayout)
+        }
+        var context: OpaquePointer? = nil
+        var status = swr_alloc_set_opts2(&context, &outLayout, Self.avFormat(target.sampleFormat),
+                                         Int32(target.sampleRate), &inLayout, Self.avFormat(source.sampleFormat),
+                                         Int32(source.sampleRate), 0, nil)
+        if status >= 0 { status = swr_init(context) }
+        guard status >= 0, context != nil else {
+            swr_free(&context)
+            throw DecoderError("Cannot convert \(source) to \(target): \(FFmpegInspector.errorText(status))")
+        }
+        swr = context
+    }
+
+    deinit { swr_free(&swr) }
+
+    public func convert(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        let frames = input.count / source.bytesPerFrame
+        guard frames > 0, let base = input.baseAddress else { return }
+        guard swr != nil else {
+            output.append(contentsOf: UnsafeRawBufferPointer(start: base, count: frames * source.bytesPerFrame))
+            return
+        }
+        if source.sampleFormat == .s24 {
+            let samples = frames * source.channels
+            if widened.count < samples { widened = Array(repeating: 0, count: samples) }
+            for index in 0..<samples {
+                // Left-justify: the low byte of an S24_P32 word is padding for swresample.
+                widened[index] = base.loadUnaligned(fromByteOffset: index * 4, as: Int32.self) << 8
+            }
+            widened.withUnsafeBytes { run(UnsafeRawPointer($0.baseAddress!), frames: frames, into: &output) }
+        } else {
+            run(base, frames: frames, into: &output)
+        }
+    }
+
+    public func flush(into output: inout [UInt8]) {
+        guard swr != nil else { return }
+        run(nil, frames: 0, into: &output)
+    }
+
+    /// One `swr_convert` call; a nil input drains what the resampler holds back.
+    private func run(_ input: UnsafeRawPointer?, frames: Int, into output: inout [UInt8]) {
+        while true {
+            let capacity = Int(swr_get_out_samples(swr, Int32(frames))) + 32
+            let old = output.count
+            output.append(contentsOf: repeatElement(0, count: capacity * target.bytesPerFrame))
+            let produced = output.withUnsafeMutableBytes { raw -> Int32 in
+                var out: UnsafeMutablePointer<UInt8>? = (raw.baseAddress! + old).assumingMemoryBound(to: UInt8.self)
+                guard let input else { return swr_convert(swr, &out, Int32(capacity), nil, 0) }
+                var inPointer: UnsafePointer<UInt8>? = input.assumingMemoryBound(to: UInt8.self)
+                return swr_convert(swr, &out, Int32(capacity), &inPointer, Int32(frames))
+            }
+            let count = max(0, Int(produced))
+            output.removeSubrange((old + count * target.bytesPerFrame)...)
+            if target.sampleFormat == .s24 { Self.narrowS32ToS24(&output, from: old) }
+            // Draining may take more than one call when the buffer was too small; converting never does.
+            if input != nil || count < capacity { return }
+        }
+    }
+
+    /// FFmpeg's packed sample format for one of ours (`s24` is carried as S32, see the type's comment).
+    static func avFormat(_ format: AudioFormat.SampleFormat) -> AVSampleFormat {
+        switch format {
+        case .s16: AV_SAMPLE_FMT_S16
+        case .s24, .s32: AV_SAMPLE_FMT_S32
+        case .float: AV_SAMPLE_FMT_FLT
+        }
+    }
+
+    /// Turns left-justified S32 words from `start` on into right-justified 24-bit ones, in place.
+    static func narrowS32ToS24(_ bytes: inout [UInt8], from start: Int) {
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = start
+            while offset + 4 <= raw.count {
+                let value = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                raw.storeBytes(of: value >> 8, toByteOffset: offset, as: Int32.self)
+                offset += 4
+            }
+        }
+    }
+}
