@@ -32,6 +32,12 @@ final class PlaybackHarness: @unchecked Sendable {
                         enabled: true, makeSink: { ALSASink(device: "out", configText: config) })
     }
 
+    /// Adds another output to the default partition.
+    func addOutput(_ name: String, plugin: String, paced: Bool = false, makeSink: @escaping SinkFactory) {
+        audio.addOutput(OutputDescription(id: 1, name: name, plugin: plugin, paced: paced), enabled: true,
+                        makeSink: makeSink)
+    }
+
     deinit {
         audio.shutdown()
         try? FileManager.default.removeItem(atPath: directory)

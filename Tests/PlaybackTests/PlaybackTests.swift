@@ -2,6 +2,7 @@ import Foundation
 import PlayerCore
 import PlayerRuntime
 import Testing
+import AudioOutputs
 
 /// The player end to end through the real alsa-lib code path: what the output receives must be exactly what
 /// `ffmpeg -f s16le` decodes from the same sources (DESIGN §4; issue 4's "done when").
@@ -187,6 +188,59 @@ import Testing
         }
     }
 
+    @Test func aPipeOutputFeedsItsCommandTheSamePCM() throws {
+        let h = try PlaybackHarness()
+        let file = h.directory + "/piped.raw"
+        h.addOutput("pipe", plugin: "pipe") { PipeSink(command: "cat > '\(file)'") }
+        try h.make("a.flac", seconds: 1, extra: ["-sample_fmt", "s16"])
+        try h.enqueue("a.flac")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = try h.reference("a.flac")
+        let piped = (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))) ?? []
+        #expect(piped == expected, "\(firstDifference(piped, expected))")
+        #expect(h.recorded == expected)
+    }
+
+    @Test func aFifoOutputDeliversTheSamePCMToAReader() throws {
+        let h = try PlaybackHarness()
+        let path = h.directory + "/fifo"
+        let collected = Collected()
+        // Paced, as with MPD (a fifo takes data at any speed): the reader keeps up with real time.
+        h.addOutput("fifo", plugin: "fifo", paced: true) { FifoSink(path: path) }
+        try h.make("a.wav", seconds: 1)
+        try h.enqueue("a.wav")
+        // The reader opens the fifo once the output has made it, and reads until the writer closes it.
+        let reader = Thread {
+            while !FileManager.default.fileExists(atPath: path) { usleep(1000) }
+            guard let handle = FileHandle(forReadingAtPath: path) else { return }
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                collected.append(data)
+            }
+        }
+        reader.start()
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = try h.reference("a.wav")
+        #expect(h.wait(timeout: 5) { collected.bytes.count >= expected.count })
+        #expect(collected.bytes == expected, "\(firstDifference(collected.bytes, expected))")
+    }
+
+    @Test func aFailingOutputIsDisabledAndTheOthersKeepPlaying() throws {
+        let h = try PlaybackHarness()
+        h.addOutput("broken", plugin: "pipe") { PipeSink(command: "exit 0") }
+        try h.make("a.flac", seconds: 2, extra: ["-sample_fmt", "s16"])
+        try h.enqueue("a.flac")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let outputs = h.audio.outputs(partition: PlayerState.defaultPartition)
+        #expect(outputs.map(\.enabled) == [true, false])
+        let expected = try h.reference("a.flac")
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
     @Test func elapsedFollowsTheClockWhenPaced() throws {
         let h = try PlaybackHarness(paced: true)
         try h.make("a.wav", seconds: 3)
@@ -200,4 +254,12 @@ import Testing
         #expect(progress?.duration == 3)
         try h.send(.stop)
     }
+}
+
+/// Bytes gathered by a reader thread.
+final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = [UInt8]()
+    func append(_ more: Data) { lock.lock(); data += more; lock.unlock() }
+    var bytes: [UInt8] { lock.lock(); defer { lock.unlock() }; return data }
 }
