@@ -564,20 +564,9 @@ private final class FrameReformatter {
     init(from source: FFmpegAudioDecoder.FrameLayout, to target: AudioFormat, location: String) throws(DecoderError) {
         self.source = source
         self.target = target
-        var inLayout = AVChannelLayout()
-        var outLayout = AVChannelLayout()
-        av_channel_layout_default(&inLayout, source.channels)
-        av_channel_layout_default(&outLayout, Int32(target.channels))
-        defer {
-            av_channel_layout_uninit(&inLayout)
-            av_channel_layout_uninit(&outLayout)
-        }
-        var context: OpaquePointer? = nil
-        var status = swr_alloc_set_opts2(&context, &outLayout, FFmpegPCMConverter.avFormat(target.sampleFormat),
-                                         Int32(target.sampleRate), &inLayout, source.sampleFormat, source.rate, 0, nil)
-        if status >= 0 { status = swr_init(context) }
-        guard status >= 0, context != nil else {
-            swr_free(&context)
+        guard let context = FFmpegPCMConverter.makeContext(
+            from: source.sampleFormat, Int(source.rate), Int(source.channels),
+            to: FFmpegPCMConverter.avFormat(target.sampleFormat), target.sampleRate, target.channels) else {
             throw DecoderError("Failed to decode \"\(location)\": cannot convert a change of audio format")
         }
         swr = context

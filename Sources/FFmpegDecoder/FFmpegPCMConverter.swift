@@ -33,22 +33,10 @@ public final class FFmpegPCMConverter: PCMConverting {
             throw DecoderError("Cannot convert \(source) to \(target)")
         }
         if source == target { return }
-        var inLayout = AVChannelLayout()
-        var outLayout = AVChannelLayout()
-        av_channel_layout_default(&inLayout, Int32(source.channels))
-        av_channel_layout_default(&outLayout, Int32(target.channels))
-        defer {
-            av_channel_layout_uninit(&inLayout)
-            av_channel_layout_uninit(&outLayout)
-        }
-        var context: OpaquePointer? = nil
-        var status = swr_alloc_set_opts2(&context, &outLayout, Self.avFormat(target.sampleFormat),
-                                         Int32(target.sampleRate), &inLayout, Self.avFormat(source.sampleFormat),
-                                         Int32(source.sampleRate), 0, nil)
-        if status >= 0 { status = swr_init(context) }
-        guard status >= 0, context != nil else {
-            swr_free(&context)
-            throw DecoderError("Cannot convert \(source) to \(target): \(FFmpegInspector.errorText(status))")
+        guard let context = Self.makeContext(from: Self.avFormat(source.sampleFormat), source.sampleRate,
+                                             source.channels, to: Self.avFormat(target.sampleFormat),
+                                             target.sampleRate, target.channels) else {
+            throw DecoderError("Cannot convert \(source) to \(target)")
         }
         swr = context
     }
@@ -98,6 +86,37 @@ public final class FFmpegPCMConverter: PCMConverting {
             // Draining may take more than one call when the buffer was too small; converting never does.
             if input != nil || count < capacity { return }
         }
+    }
+
+    /// An initialised SwrContext. Mono ↔ stereo use MPD's matrices (mono copied to both channels, stereo
+    /// averaged) instead of libswresample's −3 dB centre mix, so a mono song plays at the same loudness as in
+    /// MPD; other channel counts get libswresample's standard downmix/upmix.
+    static func makeContext(from sourceFormat: AVSampleFormat, _ sourceRate: Int, _ sourceChannels: Int,
+                            to targetFormat: AVSampleFormat, _ targetRate: Int, _ targetChannels: Int) -> OpaquePointer? {
+        var inLayout = AVChannelLayout()
+        var outLayout = AVChannelLayout()
+        av_channel_layout_default(&inLayout, Int32(sourceChannels))
+        av_channel_layout_default(&outLayout, Int32(targetChannels))
+        defer {
+            av_channel_layout_uninit(&inLayout)
+            av_channel_layout_uninit(&outLayout)
+        }
+        var context: OpaquePointer? = nil
+        var status = swr_alloc_set_opts2(&context, &outLayout, targetFormat, Int32(targetRate),
+                                         &inLayout, sourceFormat, Int32(sourceRate), 0, nil)
+        if status >= 0, sourceChannels == 1, targetChannels == 2 {
+            let matrix: [Double] = [1, 1]
+            status = swr_set_matrix(context, matrix, 1)
+        } else if status >= 0, sourceChannels == 2, targetChannels == 1 {
+            let matrix: [Double] = [0.5, 0.5]
+            status = swr_set_matrix(context, matrix, 2)
+        }
+        if status >= 0 { status = swr_init(context) }
+        guard status >= 0, context != nil else {
+            swr_free(&context)
+            return nil
+        }
+        return context
     }
 
     /// FFmpeg's packed sample format for one of ours (`s24` is carried as S32, see the type's comment).
