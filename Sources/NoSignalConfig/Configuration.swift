@@ -51,6 +51,10 @@ public struct Configuration: Sendable, Equatable {
     public var audioOutputs: [ConfigBlock]
     /// `replaygain`: `off`, `track`, `album` or `auto`; default `off`.
     public var replayGain: String
+    /// `auto_update`: watch the music directory (inotify) and update what changes; default no.
+    public var autoUpdate = false
+    /// `auto_update_depth`: how many directory levels below the music directory are watched; nil for all.
+    public var autoUpdateDepth: Int?
     /// `replaygain_preamp` and `replaygain_missing_preamp`: decibels, −15…15 (MPD's bounds).
     public var replayGainPreamp: Double = 0
     public var replayGainMissingPreamp: Double = 0

@@ -67,6 +67,18 @@ struct ConfigurationBuilder {
             }
             result[keyPath: keyPath] = value
         }
+        if let option = last("auto_update") {
+            guard let value = ConfigurationBuilder.boolean(option.value) else {
+                throw error(option, "auto_update", "\"yes\" or \"no\" expected, got \"\(option.value)\"")
+            }
+            result.autoUpdate = value
+        }
+        if let option = last("auto_update_depth") {
+            guard let value = Int(option.value), value >= 0 else {
+                throw error(option, "auto_update_depth", "non-negative integer expected, got \"\(option.value)\"")
+            }
+            result.autoUpdateDepth = value
+        }
         if let option = last("replaygain_limit") {
             guard let value = ConfigurationBuilder.boolean(option.value) else {
                 throw error(option, "replaygain_limit", "\"yes\" or \"no\" expected, got \"\(option.value)\"")

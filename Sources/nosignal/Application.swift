@@ -56,7 +56,6 @@ struct Application {
                                 effects: StatePersistenceEffects(saver: saver, mixers: outputs.compactMap(\.hardwareMixer),
                                                                  logger: logger),
                                 logger: logger)
-        saver?.attach { store.partition(PlayerState.defaultPartition).map(SavedState.init) }
         if let mode = ReplayGainMode(rawValue: config.replayGain), mode != .off { _ = try? store.send(.setReplayGainMode(mode)) }
 
         var engineSettings = PlaybackEngine.Settings()
@@ -73,6 +72,16 @@ struct Application {
             audio.addOutput(output.description, enabled: output.enabled, makeSink: output.makeSink)
         }
         self.audio = audio
+        // The state file keeps where the song was (`time:`), read from the engine when it is written.
+        saver?.attach {
+            store.partition(PlayerState.defaultPartition).map { partition in
+                var saved = SavedState(partition)
+                if partition.player.state != .stop {
+                    saved.elapsed = audio.progress(partition: PlayerState.defaultPartition)?.elapsed
+                }
+                return saved
+            }
+        }
         stateSaver = saver
         let shutdown = ShutdownSignal()
         // The music database (SQLite) and its scanner, reading tags with libavformat.
@@ -91,6 +100,16 @@ struct Application {
                                    songsRemoved: { [weak store] uris in store?.dropStaleSongs(uris) })
         }
         self.library = library
+        if config.autoUpdate, let library {
+            watcher = DirectoryWatcher(musicDirectory: config.musicDirectory, depth: config.autoUpdateDepth,
+                                       logger: logger) { uri in
+                do { try library.enqueueUpdate(uri: uri, discard: false) } catch {
+                    logger.warning("auto_update: cannot update \(uri.isEmpty ? "/" : uri): \(error)")
+                }
+            }
+        } else {
+            watcher = nil
+        }
         let context = ServerContext(settings: settings, store: store, database: library,
                                     queries: library.map { LibraryQueries($0.database) },
                                     stickers: library.map { StickerDatabase($0.database) },
@@ -108,6 +127,7 @@ struct Application {
     private let stateSaver: StateFileSaver?
     private let library: MusicLibrary?
     private let audio: AudioPlayer
+    private let watcher: DirectoryWatcher?
 
     func run() async throws {
         let service = self.service
@@ -142,10 +162,12 @@ struct Application {
         defer { signals.forEach { $0.cancel() } }
         defer { library?.cancelUpdates() }
         try await task.value
-        audio.shutdown()
+        watcher?.stop()
         store.finishEffects()
         await effects.value
+        // Saved before the player stops, so that `time:` is where the song was.
         stateSaver?.saveNow()
+        audio.shutdown()
         logger.notice("stopped")
     }
 }

@@ -29,10 +29,10 @@ def free_port():
 class Server:
     """A NoSignal process with its own HOME, config and port."""
 
-    def __init__(self, extra_config=""):
-        self.dir = tempfile.mkdtemp(prefix="nosignal-clients-")
+    def __init__(self, extra_config="", directory=None):
+        self.dir = directory or tempfile.mkdtemp(prefix="nosignal-clients-")
         self.port = free_port()
-        os.makedirs(os.path.join(self.dir, "music"))
+        os.makedirs(os.path.join(self.dir, "music"), exist_ok=True)
         self.conf = os.path.join(self.dir, "nosignal.conf")
         with open(self.conf, "w") as f:
             f.write(f'bind_to_address "127.0.0.1"\nport "{self.port}"\n'
@@ -164,7 +164,8 @@ def python_basics(s):
         expect(key in st, st)
     commands = c.commands()
     expect("status" in commands and "idle" in commands and "sendmessage" in commands, commands)
-    expect("play" not in commands, "commands lists only implemented commands")
+    expect("play" in commands and "outputs" in commands and "getfingerprint" not in commands,
+           "commands lists the implemented commands only")
     tags = c.tagtypes()
     expect(tags[:3] == ["Artist", "ArtistSort", "Album"], tags)
     c.close()
@@ -327,6 +328,86 @@ def clean_stop(_):
     expect(code == 0, f"exit code {code}")
 
 
+def make_sine(path, seconds, frequency=440):
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                    f"sine=frequency={frequency}:duration={seconds}:sample_rate=44100", "-ac", "2", path], check=True)
+
+
+@check("auto_update: a file copied into the music directory appears in mpc ls by itself")
+def auto_update(_):
+    s = Server('auto_update "yes"')
+    try:
+        os.makedirs(os.path.join(s.dir, "music", "New"))
+        make_sine(os.path.join(s.dir, "music", "New", "fresh.flac"), 1)
+        deadline = time.time() + 20
+        listing = ""
+        while time.time() < deadline:
+            _, listing = s.mpc("ls", "New")
+            if "New/fresh.flac" in listing:
+                break
+            time.sleep(0.5)
+        expect("New/fresh.flac" in listing, f"mpc ls New: {listing!r}")
+    finally:
+        s.stop()
+
+
+@check("mpc play, pause, seek, next; a restart resumes the song where it was (state file)")
+def playback_and_restart(_):
+    directory = tempfile.mkdtemp(prefix="nosignal-clients-")
+    os.makedirs(os.path.join(directory, "music"))
+    make_sine(os.path.join(directory, "music", "long.flac"), 30)
+    make_sine(os.path.join(directory, "music", "short.flac"), 2, 660)
+    config = f'state_file "{directory}/state"'
+    s = Server(config, directory)
+    try:
+        s.mpc("update", "--wait")
+        s.mpc("add", "long.flac")
+        s.mpc("add", "short.flac")
+        _, out = s.mpc("play")
+        expect("[playing] #1/2" in out, out)
+        _, out = s.mpc("seek", "50%")
+        expect("0:15/0:30" in out, out)
+        _, out = s.mpc("next")
+        expect("short.flac" in out and "[playing] #2/2" in out, out)
+        _, out = s.mpc("prev")
+        expect("long.flac" in out, out)
+        s.mpc("seek", "10")
+        _, out = s.mpc("pause")
+        expect("[paused]" in out, out)
+        status = s.client().status()
+        expect(abs(float(status["elapsed"]) - 10) < 1.5, repr(status))
+    finally:
+        code = s.stop()
+    expect(code == 0, f"exit code {code}")
+    s = Server(config, directory)
+    try:
+        status = s.client().status()
+        expect(status.get("state") == "pause" and status.get("song") == "0", repr(status))
+        expect(abs(float(status.get("elapsed", "-99")) - 10) < 1.5, repr(status))
+    finally:
+        s.stop()
+
+
+@check("nosignal probe decode prints the format; probe output plays through the configured outputs")
+def probe(_):
+    directory = tempfile.mkdtemp(prefix="nosignal-clients-")
+    song = os.path.join(directory, "tone.flac")
+    make_sine(song, 1)
+    out = subprocess.run([BINARY, "probe", "decode", song], capture_output=True, text=True, timeout=30)
+    expect(out.returncode == 0 and "audio: 44100:16:2" in out.stdout and "decoded 44100 frames" in out.stdout,
+           out.stdout + out.stderr)
+    out = subprocess.run([BINARY, "probe", "decode", os.path.join(directory, "missing.mp3")],
+                         capture_output=True, text=True, timeout=30)
+    expect(out.returncode != 0 and "missing.mp3" in out.stderr, out.stdout + out.stderr)
+    conf = os.path.join(directory, "probe.conf")
+    with open(conf, "w") as f:
+        f.write(f'audio_output {{\n type "pipe"\n name "recorder"\n command "cat > {directory}/out.raw"\n}}\n')
+    out = subprocess.run([BINARY, "probe", "output", "--config", conf, "--seconds", "0.5"],
+                         capture_output=True, text=True, timeout=30)
+    expect(out.returncode == 0 and '"recorder" (pipe): played' in out.stdout, out.stdout + out.stderr)
+    expect(os.path.getsize(os.path.join(directory, "out.raw")) == 22050 * 4, "the tone reached the pipe")
+
+
 def main():
     server = Server()
     try:
@@ -340,6 +421,9 @@ def main():
     output_buffer(None)
     bad_config(None)
     clean_stop(None)
+    auto_update(None)
+    playback_and_restart(None)
+    probe(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
