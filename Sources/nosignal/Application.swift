@@ -168,6 +168,7 @@ struct Application {
         // Saved before the player stops, so that `time:` is where the song was.
         stateSaver?.saveNow()
         audio.shutdown()
+        FifoSink.shutdown()
         logger.notice("stopped")
     }
 }

@@ -1,5 +1,6 @@
 import ALSAOutput
 import AudioOutputs
+import FFmpegDecoder
 import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
@@ -80,11 +81,38 @@ struct ConfiguredOutput {
         case "pipe":
             guard let command = block["command"] else { throw block.error("missing \"command\" setting") }
             makeSink = { PipeSink(command: command) }
+        case "httpd":
+            let settings = HTTPDSink.Settings(
+                port: try integer(block, "port") ?? 8000, bindToAddress: block["bind_to_address"],
+                maxClients: try integer(block, "max_clients") ?? 0, encoder: try encoder(block),
+                name: name, genre: block["genre"] ?? "Set genre in config", website: block["website"] ?? "Set website in config")
+            makeSink = { HTTPDSink(settings, encoders: FFmpegEncoderFactory()) }
         default:
             throw block.error("no such audio output plugin: \"\(type)\"", key: "type")
         }
         return ConfiguredOutput(description: description, enabled: enabled, makeSink: makeSink,
                                 hardwareMixer: hardwareMixer)
+    }
+
+    /// `encoder` (MPD's names: `lame`/`shine` for MP3, `vorbis`, `opus`, `flac`, `wave`; default `vorbis`) with
+    /// `bitrate` or `quality` (not both, as MPD requires).
+    private static func encoder(_ block: ConfigBlock) throws(ConfigError) -> EncoderSettings {
+        let names: [String: EncoderSettings.Codec] = ["lame": .mp3, "shine": .mp3, "mp3": .mp3, "vorbis": .vorbis,
+                                                      "opus": .opus, "flac": .flac, "wave": .wave]
+        let name = block["encoder"] ?? "vorbis"
+        guard let codec = names[name] else {
+            throw block.error("no such encoder: \"\(name)\" (lame, vorbis, opus, flac or wave)", key: "encoder")
+        }
+        let bitrate = try integer(block, "bitrate")
+        var quality: Double?
+        if let text = block["quality"] {
+            guard let value = Double(text) else { throw block.error("number expected, got \"\(text)\"", key: "quality") }
+            quality = value
+        }
+        if bitrate != nil && quality != nil {
+            throw block.error("quality and bitrate are both defined", key: "quality")
+        }
+        return EncoderSettings(codec: codec, bitrate: bitrate, quality: quality)
     }
 
     private static func bool(_ block: ConfigBlock, _ key: String, default value: Bool) throws(ConfigError) -> Bool {

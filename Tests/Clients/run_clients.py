@@ -408,6 +408,36 @@ def probe(_):
     expect(os.path.getsize(os.path.join(directory, "out.raw")) == 22050 * 4, "the tone reached the pipe")
 
 
+@check("the httpd output streams what plays: ffprobe reads MP3 from it, ffmpeg decodes it while the song plays")
+def httpd_stream(_):
+    directory = tempfile.mkdtemp(prefix="nosignal-clients-")
+    os.makedirs(os.path.join(directory, "music"))
+    make_sine(os.path.join(directory, "music", "long.flac"), 20)
+    stream_port = free_port()
+    config = ("audio_output {\n type \"httpd\"\n name \"stream\"\n encoder \"lame\"\n bitrate \"128\"\n"
+              f" port \"{stream_port}\"\n bind_to_address \"127.0.0.1\"\n}}\n"
+              "audio_output {\n type \"null\"\n name \"clock\"\n}\n")
+    s = Server(config, directory)
+    try:
+        s.mpc("update", "--wait")
+        s.mpc("add", "long.flac")
+        s.mpc("play")
+        time.sleep(0.5)
+        url = f"http://127.0.0.1:{stream_port}/"
+        probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels",
+                                "-of", "default=nw=1", url], capture_output=True, text=True, timeout=30)
+        expect("codec_name=mp3" in probe.stdout and "sample_rate=44100" in probe.stdout,
+               probe.stdout + probe.stderr)
+        decode = subprocess.run(["ffmpeg", "-hide_banner", "-nostdin", "-t", "2", "-i", url, "-f", "s16le", "-"],
+                                capture_output=True, timeout=30)
+        expect(decode.returncode == 0 and len(decode.stdout) >= 44100 * 4,
+               f"decoded {len(decode.stdout)} bytes: {decode.stderr[-300:]!r}")
+        _, outputs = s.mpc("outputs")
+        expect("(stream) is enabled" in outputs, outputs)
+    finally:
+        s.stop()
+
+
 def main():
     server = Server()
     try:
@@ -424,6 +454,7 @@ def main():
     auto_update(None)
     playback_and_restart(None)
     probe(None)
+    httpd_stream(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

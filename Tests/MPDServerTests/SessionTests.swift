@@ -12,7 +12,7 @@ import Testing
         let c = await TestSession(server: TestSession.server())
         #expect(await c.send("ping") == "OK\n")
         #expect(await c.send("foo") == "ACK [5@0] {} unknown command \"foo\"\n")
-        #expect(await c.send("play 1 2") == "ACK [5@0] {} unknown command \"play\"\n")
+        #expect(await c.send("mount a b") == "ACK [5@0] {} unknown command \"mount\"\n")
     }
 
     @Test func malformedLinesCloseWithoutAnswer() async {

@@ -252,7 +252,7 @@ struct ConfigurationTests {
         let config = try parse(text)
         #expect(config.warnings.count == unsupportedOptions.count + unsupportedBlocks.count)
         #expect(OptionCatalog.mpdOptions.count == 52)
-        #expect(unsupportedOptions.count == 34)
+        #expect(unsupportedOptions.count == 28)
         #expect(unsupportedBlocks == ["decoder", "input", "input_cache", "archive_plugin", "playlist_plugin",
                                       "resampler", "filter", "database", "neighbors", "partition"])
         #expect(config == {
