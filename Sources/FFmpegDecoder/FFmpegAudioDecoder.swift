@@ -117,7 +117,7 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             duration = nil
         }
         let bits = parameters.pointee.bit_rate > 0 ? parameters.pointee.bit_rate : context.pointee.bit_rate
-        bitrate = bits > 0 ? Int((bits + 500) / 1000) : nil
+        bitrate = bits > 0 ? Int(bits / 1000) : nil // MPD truncates too
 
         let tags = FFmpegAudioDecoder.pairs(context.pointee.metadata) + FFmpegAudioDecoder.pairs(stream.pointee.metadata)
         func tag(_ key: String) -> String? {
@@ -192,19 +192,17 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             defer { av_frame_unref(frame) }
             return try deliver(frame, into: &buffer)
         }
-        if received == nosignal_averror_eof() { finished = true; return false }
-        if received != nosignal_averror(EAGAIN) {
-            // A damaged frame: libavcodec already dropped it, carry on with the next packet (as MPD does).
-            if draining { finished = true }
-            return false
-        }
-        if draining { finished = true; return false }
+        if received == nosignal_averror_eof() || draining { finished = true; return false }
+        // EAGAIN: the codec wants more input. Any other error is a damaged frame libavcodec already dropped;
+        // carry on with the next packet, as MPD does.
         let readStatus = av_read_frame(formatContext, packet)
         if readStatus == nosignal_averror(EAGAIN) { return false }
         if readStatus < 0 {
-            if readStatus != nosignal_averror_eof() && !(formatContext.pointee.pb?.pointee.eof_reached ?? 0 != 0) {
-                throw DecoderError("Failed to decode \"\(location)\": \(Self.errorText(readStatus))")
-            }
+            // The end, a cut-off file, or a demuxer that lost sync for good end the song where the audio ends;
+            // a failing input (network, disk) is an error the player reports.
+            let ended = readStatus == nosignal_averror_eof() || readStatus == nosignal_averror_invaliddata()
+                || formatContext.pointee.pb?.pointee.eof_reached ?? 0 != 0
+            guard ended else { throw DecoderError("Failed to decode \"\(location)\": \(Self.errorText(readStatus))") }
             draining = true
             avcodec_send_packet(codecContext, nil)
             return false
@@ -358,15 +356,10 @@ public final class FFmpegAudioDecoder: AudioDecoding {
         }
     }
 
-    private var rawBits: Int32 { codecContext?.pointee.bits_per_raw_sample ?? 0 }
-
-    private static func layout(of frame: UnsafeMutablePointer<AVFrame>, bits: Int32 = 0) -> FrameLayout {
-        FrameLayout(sampleFormat: AVSampleFormat(rawValue: frame.pointee.format), rate: frame.pointee.sample_rate,
-                    channels: frame.pointee.ch_layout.nb_channels, bitsPerRawSample: bits)
-    }
-
     private func layoutOf(_ frame: UnsafeMutablePointer<AVFrame>) -> FrameLayout {
-        Self.layout(of: frame, bits: rawBits)
+        FrameLayout(sampleFormat: AVSampleFormat(rawValue: frame.pointee.format), rate: frame.pointee.sample_rate,
+                    channels: frame.pointee.ch_layout.nb_channels,
+                    bitsPerRawSample: codecContext?.pointee.bits_per_raw_sample ?? 0)
     }
 
     /// MPD's mapping of FFmpeg's sample formats (`ffmpeg_sample_format` plus the FLAC plugin's 24-bit case).
