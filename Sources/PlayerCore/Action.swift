@@ -68,6 +68,8 @@ public enum Action: Equatable, Sendable {
     // What the engine reports; `token` is the one of the start it belongs to (`EngineLink.token`).
     /// The outputs crossed into the queued song.
     case engineStartedSong(token: Int, id: Int)
+    /// New tags inside a stream (ICY title): the song in the queue takes them (`playlist::TagModified`).
+    case engineTags(token: Int, id: Int, tags: [Song.Tag])
     /// The engine stopped: the end of the last song, or `error` (MPD's `Failed to decode …`).
     case engineStopped(token: Int, error: String?)
 }

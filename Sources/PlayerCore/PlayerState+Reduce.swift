@@ -128,6 +128,16 @@ extension PlayerState {
             p.engineStartedSong(token: token, id: id)
         case .engineStopped(let token, let error):
             p.engineStopped(token: token, error: error)
+        case .engineTags(let token, let id, let tags):
+            guard token == p.engine.token, let position = p.queue.position(ofID: id),
+                  p.queue.items[position].song.isRemote else { return [] }
+            try p.editTags(id: id) { current in
+                for tag in tags {
+                    current.removeAll { $0.name == tag.name }
+                    current.append(tag)
+                }
+            }
+            return []
         case .newPartition, .deletePartition:
             return []
         case .setMixerPresent(let present):

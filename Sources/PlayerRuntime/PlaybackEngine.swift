@@ -63,7 +63,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     private var drainBeforePause = false
     private var endedNaturally = false
     private var progress: PlaybackProgress?
-    private var tags: (id: Int, tags: [Song.Tag])?
+    /// The current song's tags for outputs that carry them (httpd); `version` changes with stream titles.
+    private var tags: (id: Int, tags: [Song.Tag], version: Int)?
+    private var tagsVersion = 0
     private var volume = 100
     private var runners: [OutputRunner] = []
     private var shutDown = false
@@ -99,7 +101,8 @@ public final class PlaybackEngine: @unchecked Sendable {
             progress = PlaybackProgress(id: item.id, elapsed: request.seek ?? item.range?.start ?? 0,
                                         duration: known?.duration ?? item.song.duration, bitrate: known?.bitrate ?? 0,
                                         format: known?.format ?? item.song.audioFormat.flatMap(AudioFormat.init))
-            tags = (item.id, item.song.tags)
+            tagsVersion += 1
+            tags = (item.id, item.song.tags, tagsVersion)
             lock.broadcast()
         }
     }
@@ -268,7 +271,8 @@ public final class PlaybackEngine: @unchecked Sendable {
         case .songStart(let start):
             progress = PlaybackProgress(id: start.id, elapsed: start.time, duration: start.duration, bitrate: 0,
                                         format: start.format)
-            tags = (start.id, start.tags)
+            tagsVersion += 1
+            tags = (start.id, start.tags, tagsVersion)
             if start.queued {
                 reports.append(.engineStartedSong(token: token, id: start.id))
                 if start.borderPause {
@@ -343,6 +347,7 @@ public final class PlaybackEngine: @unchecked Sendable {
                 _ = push(.end(error: "Failed to decode \(song.item.song.uri)"), epoch: epoch)
                 return
             }
+            if let streamTags = song.decoder.takeStreamTags() { publish(streamTags, of: song.item, epoch: epoch) }
             if var pcm = piece {
                 let time = song.time - song.format.seconds(ofBytes: pcm.count)
                 var id = song.item.id
@@ -404,6 +409,23 @@ public final class PlaybackEngine: @unchecked Sendable {
         guard remaining > seconds else { return (0, ()) }
         let frames = Int(((remaining - seconds) * Double(song.format.sampleRate)).rounded())
         return frames == 0 ? (0, ()) : (frames * song.format.bytesPerFrame, ())
+    }
+
+    /// Tags that arrived inside a stream (an internet radio's title): the queue's song gets them (`currentsong`),
+    /// and outputs that carry tags send them on.
+    private func publish(_ streamTags: [Song.Tag], of item: PlaybackItem, epoch: Int) {
+        let token: Int? = lock.withLock {
+            guard epoch == decoderEpoch else { return nil }
+            var merged = tags.flatMap { $0.id == item.id ? $0.tags : nil } ?? item.song.tags
+            for tag in streamTags {
+                merged.removeAll { $0.name == tag.name }
+                merged.append(tag)
+            }
+            tagsVersion += 1
+            tags = (item.id, merged, tagsVersion)
+            return self.token
+        }
+        if let token { report(.engineTags(token: token, id: item.id, tags: streamTags)) }
     }
 
     /// Opens a job's song; on failure pushes the end with MPD's error text and returns nil.
@@ -547,7 +569,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             case .audio(let chunk):
                 let generation = self.generation
                 let volume = runner.description.softwareMixer ? self.volume : 100
-                let songTags = tags.flatMap { $0.id == chunk.id ? $0.tags : nil }
+                let songTags = tags.flatMap { $0.id == chunk.id ? (tags: $0.tags, version: $0.version) : nil }
                 lock.unlock()
                 let result = state.play(chunk, volume: volume, tags: songTags)
                 lock.lock()
@@ -634,7 +656,7 @@ private final class OutputState {
     var isPaused = false
     var clockStart: Double?
     var clockFrames = 0
-    var lastTagsID: Int?
+    var lastTagsVersion: Int?
 
     init(runner: OutputRunner, converters: any PCMConverterFactory, logger: Logger) {
         self.runner = runner
@@ -644,7 +666,7 @@ private final class OutputState {
 
     var isOpen: Bool { sink != nil }
 
-    func play(_ chunk: Chunk, volume: Int, tags: [Song.Tag]?) -> Result<Void, OutputError> {
+    func play(_ chunk: Chunk, volume: Int, tags: (tags: [Song.Tag], version: Int)?) -> Result<Void, OutputError> {
         do throws(OutputError) {
             let target = runner.description.format.apply(to: chunk.format)
             if sink == nil || requested != target {
@@ -660,7 +682,7 @@ private final class OutputState {
                 self.accepted = accepted
                 converterSource = nil
                 clockStart = nil
-                lastTagsID = nil
+                lastTagsVersion = nil
             }
             guard let sink, let accepted else { return .success(()) }
             // The source format can change at a song border while the device format stays (a fixed `format`).
@@ -679,9 +701,9 @@ private final class OutputState {
                 isPaused = false
                 clockStart = nil
             }
-            if lastTagsID != chunk.id, let tags {
-                lastTagsID = chunk.id
-                sink.sendTags(tags)
+            if let tags, lastTagsVersion != tags.version {
+                lastTagsVersion = tags.version
+                sink.sendTags(tags.tags)
             }
             var data = chunk.data
             if let converter {

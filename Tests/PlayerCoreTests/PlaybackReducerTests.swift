@@ -246,6 +246,21 @@ import Testing
         #expect(state.changes(since: old).contains(Change(.player, partition: p)))
     }
 
+    @Test mutating func streamTitlesReachTheQueuedStreamOnly() throws {
+        try send(.add([Song(uri: "http://radio.example/live", tags: [Song.Tag("Name", "Radio")]), Song(uri: "a")]))
+        let start = Self.starts(try send(.play(position: 0)))[0]
+        let version = partition.queue.version
+        try send(.engineTags(token: start.token, id: ids[0], tags: [Song.Tag("Title", "Artist - Song")]))
+        #expect(partition.queue.items[0].song.tags == [Song.Tag("Name", "Radio"), Song.Tag("Title", "Artist - Song")])
+        #expect(partition.queue.version == version + 1)
+        try send(.engineTags(token: start.token, id: ids[0], tags: [Song.Tag("Title", "Next")]))
+        #expect(partition.queue.items[0].song.tags == [Song.Tag("Name", "Radio"), Song.Tag("Title", "Next")])
+        try send(.engineTags(token: start.token, id: ids[1], tags: [Song.Tag("Title", "x")]))
+        #expect(partition.queue.items[1].song.tags.isEmpty)
+        try send(.engineTags(token: start.token - 1, id: ids[0], tags: [Song.Tag("Title", "stale")]))
+        #expect(partition.queue.items[0].song.tags.last?.value == "Next")
+    }
+
     @Test mutating func partitionsAreCreatedAndDeleted() throws {
         try state.reduce(.newPartition("kitchen"), in: p)
         #expect(state.partitions.map(\.name) == ["default", "kitchen"])
