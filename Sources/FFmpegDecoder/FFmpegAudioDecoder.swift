@@ -298,6 +298,18 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             lastStreamTitle = title
             if !title.isEmpty { tags.append(Song.Tag("Title", title)) }
         }
+        // Icecast's Ogg stations announce songs as chained Ogg streams, each with new Vorbis comments, which
+        // libavformat puts on the stream and flags as updated.
+        if let stream = formatContext?.pointee.streams[Int(streamIndex)],
+           stream.pointee.event_flags & AVSTREAM_EVENT_FLAG_METADATA_UPDATED != 0 {
+            stream.pointee.event_flags &= ~AVSTREAM_EVENT_FLAG_METADATA_UPDATED
+            let comments = Self.pairs(stream.pointee.metadata)
+            for name in ["Artist", "Title"] {
+                if let value = comments.first(where: { $0.0.lowercased() == name.lowercased() })?.1, !value.isEmpty {
+                    tags.append(Song.Tag(name, value))
+                }
+            }
+        }
         return tags.isEmpty ? nil : tags
     }
 

@@ -147,6 +147,17 @@ struct DecoderTests {
         }
     }
 
+    /// Seeking past the end leaves nothing to read (the player moves on), for every container.
+    @Test(arguments: names)
+    func seekPastTheEnd(_ name: String) throws {
+        let decoder = try factory.open(fixtures.path(name))
+        try decoder.seek(to: 100)
+        var output: [UInt8] = []
+        #expect(try decoder.read(into: &output) == false && output.isEmpty)
+        try decoder.seek(to: 1)
+        #expect(try decoder.read(into: &output) == true && !output.isEmpty)
+    }
+
     /// Reading on after the end keeps answering false; a seek brings the song back.
     @Test func seekAfterTheEnd() throws {
         let decoder = try factory.open(fixtures.path("mono-a.flac"))

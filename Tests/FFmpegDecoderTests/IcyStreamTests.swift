@@ -10,7 +10,8 @@ final class IcyServer: @unchecked Sendable {
     private let listener: Int32
     private(set) var request = ""
 
-    init(body: [UInt8], interval: Int, name: String, titleAt: @escaping @Sendable (Int) -> String?) throws {
+    init(body: [UInt8], interval: Int, name: String, metadata: Bool = true,
+         titleAt: @escaping @Sendable (Int) -> String? = { _ in nil }) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -38,7 +39,7 @@ final class IcyServer: @unchecked Sendable {
                 received += chunk[0..<count]
             }
             request = String(decoding: received, as: UTF8.self)
-            let wantsMetadata = request.lowercased().contains("icy-metadata: 1")
+            let wantsMetadata = metadata && request.lowercased().contains("icy-metadata: 1")
             var response = Array("HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nicy-name: \(name)\r\n".utf8)
             if wantsMetadata { response += Array("icy-metaint: \(interval)\r\n".utf8) }
             response += Array("\r\n".utf8)
@@ -97,6 +98,26 @@ struct IcyStreamTests {
         // handling; a stream cannot seek back to it): at least the 4 s, never a metadata byte decoded as audio.
         let reference = try ffmpegDecode(path, format: "f32le")
         #expect(output.count >= reference.count && output.count <= reference.count + 2 * 1152 * 8)
+    }
+
+    /// An Icecast Ogg station: no ICY blocks, each song a new link of a chained Ogg stream with its own comments.
+    @Test func titlesFromChainedOgg() throws {
+        var body: [UInt8] = []
+        for (artist, title) in [("Artist One", "Song One"), ("Artist Two", "Song Two")] {
+            let path = Fixtures.shared.path("chain-\(title).ogg")
+            _ = try run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", Fixtures.shared.path("mono-a.wav"),
+                         "-c:a", "libvorbis", "-metadata", "artist=\(artist)", "-metadata", "title=\(title)", path])
+            body += [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let server = try IcyServer(body: body, interval: 4096, name: "Ogg Radio", metadata: false)
+        let decoder = try FFmpegDecoderFactory().open("http://127.0.0.1:\(server.port)/stream.ogg")
+        var tags: [Song.Tag] = decoder.takeStreamTags() ?? []
+        var output: [UInt8] = []
+        while try decoder.read(into: &output) {
+            if let new = decoder.takeStreamTags() { tags += new }
+        }
+        #expect(tags.map(\.value) == ["Ogg Radio", "Artist One", "Song One", "Artist Two", "Song Two"])
+        #expect(output.count > 44100 * 4 * 6)
     }
 
     /// Local files have no stream tags.
