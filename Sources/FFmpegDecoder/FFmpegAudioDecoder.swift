@@ -404,40 +404,65 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             return
         }
 
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: count * channels * format.sampleFormat.bytes))
-        buffer.withUnsafeMutableBytes { raw in
-            let out = raw.baseAddress! + old
+        let samples = count * channels
+        let shift: Int32 = format.sampleFormat == .s24 ? 8 : 0
+        // Typed loops with the format switch outside them: this runs for every sample, and debug builds do not
+        // hoist the switch or specialise generics (a per-sample switch decoded MP3 at only 7× real time).
+        let bytes = [UInt8](unsafeUninitializedCapacity: samples * format.sampleFormat.bytes) { out, initialized in
+            let target = UnsafeMutableRawPointer(out.baseAddress!)
             for channel in 0..<channels {
                 let plane = UnsafeRawPointer(planar ? planes[channel]! : planes[0]!)
-                let stride = planar ? 1 : channels
-                let offset = planar ? 0 : channel
-                for i in 0..<count {
-                    let index = (skip + i) * stride + offset
-                    let target = i * channels + channel
-                    switch source {
-                    case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P:
-                        let value = Int16(plane.load(fromByteOffset: index, as: UInt8.self)) - 128
-                        out.storeBytes(of: value << 8, toByteOffset: target * 2, as: Int16.self)
-                    case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
-                        out.storeBytes(of: plane.load(fromByteOffset: index * 2, as: Int16.self),
-                                       toByteOffset: target * 2, as: Int16.self)
-                    case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
-                        var value = plane.load(fromByteOffset: index * 4, as: Int32.self)
-                        if format.sampleFormat == .s24 { value >>= 8 }
-                        out.storeBytes(of: value, toByteOffset: target * 4, as: Int32.self)
-                    case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
-                        out.storeBytes(of: plane.load(fromByteOffset: index * 4, as: Float.self),
-                                       toByteOffset: target * 4, as: Float.self)
-                    case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP:
-                        out.storeBytes(of: Float(plane.load(fromByteOffset: index * 8, as: Double.self)),
-                                       toByteOffset: target * 4, as: Float.self)
-                    default:
-                        break
+                let step = planar ? 1 : channels
+                var from = skip * step + (planar ? 0 : channel)
+                var to = channel
+                switch source {
+                case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P:
+                    let input = plane.assumingMemoryBound(to: UInt8.self)
+                    let output = target.assumingMemoryBound(to: Int16.self)
+                    for _ in 0..<count {
+                        output[to] = (Int16(input[from]) - 128) << 8
+                        from += step
+                        to += channels
                     }
+                case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
+                    let input = plane.assumingMemoryBound(to: Int16.self)
+                    let output = target.assumingMemoryBound(to: Int16.self)
+                    for _ in 0..<count {
+                        output[to] = input[from]
+                        from += step
+                        to += channels
+                    }
+                case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
+                    let input = plane.assumingMemoryBound(to: Int32.self)
+                    let output = target.assumingMemoryBound(to: Int32.self)
+                    for _ in 0..<count {
+                        output[to] = input[from] >> shift
+                        from += step
+                        to += channels
+                    }
+                case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
+                    let input = plane.assumingMemoryBound(to: Float.self)
+                    let output = target.assumingMemoryBound(to: Float.self)
+                    for _ in 0..<count {
+                        output[to] = input[from]
+                        from += step
+                        to += channels
+                    }
+                case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP:
+                    let input = plane.assumingMemoryBound(to: Double.self)
+                    let output = target.assumingMemoryBound(to: Float.self)
+                    for _ in 0..<count {
+                        output[to] = Float(input[from])
+                        from += step
+                        to += channels
+                    }
+                default:
+                    target.initializeMemory(as: UInt8.self, repeating: 0, count: samples * format.sampleFormat.bytes)
                 }
             }
+            initialized = samples * format.sampleFormat.bytes
         }
+        buffer.append(contentsOf: bytes)
     }
 
     /// Decodes until the first frame with samples, as `init` needs it, leaving it in `frame`.
@@ -590,18 +615,15 @@ private final class FrameReformatter {
             UnsafePointer(planes[plane]!.advanced(by: skip * sampleBytes * (planar ? 1 : channels)))
         }
         let capacity = Int(swr_get_out_samples(swr, Int32(count))) + 16
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: capacity * target.bytesPerFrame))
-        let produced = buffer.withUnsafeMutableBytes { raw -> Int32 in
-            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.advanced(by: old)
-                .assumingMemoryBound(to: UInt8.self)
-            return inputs.withUnsafeMutableBufferPointer { input in
+        var converted = [UInt8](unsafeUninitializedCapacity: capacity * target.bytesPerFrame) { raw, initialized in
+            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress
+            let produced = inputs.withUnsafeMutableBufferPointer { input in
                 swr_convert(swr, &output, Int32(capacity), input.baseAddress, Int32(count))
             }
+            initialized = max(0, Int(produced)) * target.bytesPerFrame
         }
-        let frames = max(0, Int(produced))
-        buffer.removeSubrange((old + frames * target.bytesPerFrame)...)
-        if target.sampleFormat == .s24 { FFmpegPCMConverter.narrowS32ToS24(&buffer, from: old) }
+        if target.sampleFormat == .s24 { FFmpegPCMConverter.narrowS32ToS24(&converted) }
+        buffer.append(contentsOf: converted)
     }
 }
 

@@ -242,16 +242,30 @@ final class FFmpegStreamEncoder: AudioEncoding {
             }
             return
         }
+        // Typed loops, the sample size decided outside them (debug builds run these as written); the caller's
+        // bytes need not be aligned, in which case they are read unaligned.
+        let aligned = Int(bitPattern: source) % sampleBytes == 0
         for channel in 0..<channels {
-            let plane = UnsafeMutableRawPointer(planes[channel]!)
-            for index in 0..<frames {
-                let from = (index * channels + channel) * sampleBytes
-                switch sampleBytes {
-                case 2: plane.storeBytes(of: source.loadUnaligned(fromByteOffset: from, as: UInt16.self),
+            if !aligned {
+                let plane = UnsafeMutableRawPointer(planes[channel]!)
+                for index in 0..<frames {
+                    let from = (index * channels + channel) * sampleBytes
+                    if sampleBytes == 2 {
+                        plane.storeBytes(of: source.loadUnaligned(fromByteOffset: from, as: UInt16.self),
                                          toByteOffset: index * 2, as: UInt16.self)
-                default: plane.storeBytes(of: source.loadUnaligned(fromByteOffset: from, as: UInt32.self),
-                                          toByteOffset: index * 4, as: UInt32.self)
+                    } else {
+                        plane.storeBytes(of: source.loadUnaligned(fromByteOffset: from, as: UInt32.self),
+                                         toByteOffset: index * 4, as: UInt32.self)
+                    }
                 }
+            } else if sampleBytes == 2 {
+                let input = source.assumingMemoryBound(to: Int16.self)
+                let plane = UnsafeMutableRawPointer(planes[channel]!).assumingMemoryBound(to: Int16.self)
+                for index in 0..<frames { plane[index] = input[index * channels + channel] }
+            } else {
+                let input = source.assumingMemoryBound(to: UInt32.self)
+                let plane = UnsafeMutableRawPointer(planes[channel]!).assumingMemoryBound(to: UInt32.self)
+                for index in 0..<frames { plane[index] = input[index * channels + channel] }
             }
         }
     }

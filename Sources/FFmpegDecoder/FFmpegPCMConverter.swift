@@ -53,9 +53,11 @@ public final class FFmpegPCMConverter: PCMConverting {
         if source.sampleFormat == .s24 {
             let samples = frames * source.channels
             if widened.count < samples { widened = Array(repeating: 0, count: samples) }
-            for index in 0..<samples {
-                // Left-justify: the low byte of an S24_P32 word is padding for swresample.
-                widened[index] = base.loadUnaligned(fromByteOffset: index * 4, as: Int32.self) << 8
+            widened.withUnsafeMutableBufferPointer { words in
+                for index in 0..<samples {
+                    // Left-justify: the low byte of an S24_P32 word is padding for swresample.
+                    words[index] = base.loadUnaligned(fromByteOffset: index * 4, as: Int32.self) << 8
+                }
             }
             widened.withUnsafeBytes { run(UnsafeRawPointer($0.baseAddress!), frames: frames, into: &output) }
         } else {
@@ -72,17 +74,23 @@ public final class FFmpegPCMConverter: PCMConverting {
     private func run(_ input: UnsafeRawPointer?, frames: Int, into output: inout [UInt8]) {
         while true {
             let capacity = Int(swr_get_out_samples(swr, Int32(frames))) + 32
-            let old = output.count
-            output.append(contentsOf: repeatElement(0, count: capacity * target.bytesPerFrame))
-            let produced = output.withUnsafeMutableBytes { raw -> Int32 in
-                var out: UnsafeMutablePointer<UInt8>? = (raw.baseAddress! + old).assumingMemoryBound(to: UInt8.self)
-                guard let input else { return swr_convert(swr, &out, Int32(capacity), nil, 0) }
-                var inPointer: UnsafePointer<UInt8>? = input.assumingMemoryBound(to: UInt8.self)
-                return swr_convert(swr, &out, Int32(capacity), &inPointer, Int32(frames))
+            var count = 0
+            // Written straight into uninitialised storage, then appended with one copy (zero-filling first with
+            // `repeatElement` goes byte by byte in debug builds).
+            var converted = [UInt8](unsafeUninitializedCapacity: capacity * target.bytesPerFrame) { raw, initialized in
+                var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress
+                let produced: Int32
+                if let input {
+                    var inPointer: UnsafePointer<UInt8>? = input.assumingMemoryBound(to: UInt8.self)
+                    produced = swr_convert(swr, &out, Int32(capacity), &inPointer, Int32(frames))
+                } else {
+                    produced = swr_convert(swr, &out, Int32(capacity), nil, 0)
+                }
+                count = max(0, Int(produced))
+                initialized = count * target.bytesPerFrame
             }
-            let count = max(0, Int(produced))
-            output.removeSubrange((old + count * target.bytesPerFrame)...)
-            if target.sampleFormat == .s24 { Self.narrowS32ToS24(&output, from: old) }
+            if target.sampleFormat == .s24 { Self.narrowS32ToS24(&converted) }
+            output.append(contentsOf: converted)
             // Draining may take more than one call when the buffer was too small; converting never does.
             if input != nil || count < capacity { return }
         }
@@ -128,14 +136,12 @@ public final class FFmpegPCMConverter: PCMConverting {
         }
     }
 
-    /// Turns left-justified S32 words from `start` on into right-justified 24-bit ones, in place.
-    static func narrowS32ToS24(_ bytes: inout [UInt8], from start: Int) {
+    /// Turns left-justified S32 words into right-justified 24-bit ones, in place.
+    static func narrowS32ToS24(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { raw in
-            var offset = start
-            while offset + 4 <= raw.count {
-                let value = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                raw.storeBytes(of: value >> 8, toByteOffset: offset, as: Int32.self)
-                offset += 4
+            for offset in stride(from: 0, to: raw.count - 3, by: 4) {
+                raw.storeBytes(of: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self) >> 8,
+                               toByteOffset: offset, as: Int32.self)
             }
         }
     }
