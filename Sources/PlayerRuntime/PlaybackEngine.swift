@@ -402,13 +402,60 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// With crossfade on and a song of known length: how many bytes remain before the fade begins (0: now).
     /// nil when there is no crossfade, or the fade point has passed (a seek into the last seconds).
     private func crossfadeStart(of song: SongStream) -> (bytesUntil: Int, Void)? {
-        let seconds = options().crossfade
-        guard seconds > 0, let end = song.endTime else { return nil }
+        guard let seconds = crossfadeSeconds(after: song), let end = song.endTime else { return nil }
         let remaining = end - song.time
         guard remaining > 0 else { return nil }
         guard remaining > seconds else { return (0, ()) }
         let frames = Int(((remaining - seconds) * Double(song.format.sampleRate)).rounded())
         return frames == 0 ? (0, ()) : (frames * song.format.bytesPerFrame, ())
+    }
+
+    /// How long the current song and the queued one overlap (`CrossFadeSettings::Calculate`): nothing unless
+    /// `crossfade` is on and both songs are at least 20 s and longer than it; with `mixrampdelay` and MixRamp tags
+    /// on both songs, the overlap where the old song's end and the new song's start cross `mixrampdb`, minus the
+    /// delay; otherwise the crossfade time.
+    private func crossfadeSeconds(after song: SongStream) -> Double? {
+        let options = options()
+        let seconds = options.crossfade
+        guard seconds > 0, let current = song.duration, current >= Self.minimumCrossfadeSong, seconds < current,
+              let next = lock.withLock({ queued.flatMap { $0.borderPause ? nil : $0.item } })
+        else { return nil }
+        let delay = Double(options.mixrampDelay)
+        let needsFacts = next.song.duration == nil || delay > 0
+        let facts = needsFacts ? nextSongFacts(next) : nil
+        guard let nextDuration = next.song.duration ?? facts?.duration, nextDuration >= Self.minimumCrossfadeSong,
+              seconds < nextDuration else { return nil }
+        guard delay > 0, let end = song.decoder.mixRampEnd, let facts, let start = facts.start else { return seconds }
+        let incoming = MixRamp.overlap(start, at: Double(options.mixrampDB) - facts.gainDB)
+        let outgoing = MixRamp.overlap(end, at: Double(options.mixrampDB) - song.gainDB)
+        guard let incoming, let outgoing, delay <= incoming + outgoing else { return nil }
+        return incoming + outgoing - delay
+    }
+
+    /// MPD crossfades only songs of at least 20 s (`CrossFadeSettings::MIN_TOTAL_TIME`).
+    static let minimumCrossfadeSong: Double = 20
+
+    /// What crossfading needs to know of the queued song before it starts — its length (when the queue does
+    /// not know it), `MIXRAMP_START` and ReplayGain in dB — read once per song by opening it (decoder thread only).
+    private var nextSongCache: (id: Int, facts: NextSongFacts?)?
+
+    struct NextSongFacts {
+        var duration: Double?
+        var start: String?
+        var gainDB: Double
+    }
+
+    private func nextSongFacts(_ item: PlaybackItem) -> NextSongFacts? {
+        if let cache = nextSongCache, cache.id == item.id { return cache.facts }
+        var facts: NextSongFacts?
+        if let decoder = try? decoders.open(locate(item.song)) {
+            let gain = PCMScaling.replayGainFactor(decoder.replayGain, mode: effectiveReplayGainMode(),
+                                                   settings: settings.replayGain)
+            let duration = item.range.map { ($0.end ?? decoder.duration ?? 0) - $0.start } ?? decoder.duration
+            facts = NextSongFacts(duration: duration, start: decoder.mixRampStart, gainDB: 20 * log10(max(gain, 1e-9)))
+        }
+        nextSongCache = (item.id, facts)
+        return facts
     }
 
     /// Tags that arrived inside a stream (an internet radio's title): the queue's song gets them (`currentsong`),

@@ -1,3 +1,4 @@
+import Glibc
 import PlayerCore
 
 /// One song being decoded for the pipe: the decoder, the conversion to `audio_output_format`, the ReplayGain
@@ -42,6 +43,9 @@ final class SongStream {
     }
 
     var bitrate: Int { decoder.bitrate ?? 0 }
+
+    /// The ReplayGain applied, in dB (MixRamp thresholds are shifted by it).
+    var gainDB: Double { 20 * log10(max(gain, 1e-9)) }
 
     /// `count` bytes (whole frames), fewer only at the end of the song; nil once nothing is left.
     func read(upTo count: Int) throws(DecoderError) -> [UInt8]? {

@@ -1,6 +1,6 @@
 import Foundation
 import PlayerCore
-import PlayerRuntime
+@testable import PlayerRuntime
 import Testing
 import AudioOutputs
 
@@ -165,27 +165,55 @@ import AudioOutputs
 
     @Test func crossfadeOverlapsTheSongsByItsSeconds() throws {
         let h = try PlaybackHarness()
-        try h.make("a.wav", seconds: 2, frequency: 440)
-        try h.make("b.wav", seconds: 2, frequency: 660)
+        // MPD crossfades only songs of 20 s or more.
+        try h.make("a.wav", seconds: 21, frequency: 440)
+        try h.make("b.wav", seconds: 21, frequency: 660)
         try h.enqueue("a.wav", "b.wav")
         try h.send(.setCrossfade(seconds: 1))
         try h.send(.play(position: 0))
-        #expect(h.waitUntilStopped())
+        #expect(h.waitUntilStopped(timeout: 60))
         let a = samples16(try h.reference("a.wav")), b = samples16(try h.reference("b.wav"))
         let played = samples16(h.recorded)
         let second = 44100 * 2
-        // 2 s + 2 s − 1 s of overlap.
-        #expect(played.count == 3 * second)
-        guard played.count == 3 * second else { return }
-        #expect(Array(played[..<second]) == Array(a[..<second]), "the first second is song a alone")
-        #expect(Array(played[(2 * second)...]) == Array(b[second...]), "the last second is song b alone")
+        // 21 s + 21 s − 1 s of overlap.
+        #expect(played.count == 41 * second)
+        guard played.count == 41 * second else { return }
+        let fade = 20 * second
+        #expect(Array(played[..<fade]) == Array(a[..<fade]), "song a alone until its last second")
+        #expect(Array(played[(fade + second)...]) == Array(b[second...]), "song b alone after its first second")
         // Inside the overlap the mix moves linearly from a to b.
         for offset in [second / 4, second / 2, second * 3 / 4] {
-            let i = second + offset
+            let i = fade + offset
             let r = Double(offset) / Double(second)
             let expected = Double(a[i]) * (1 - r) + Double(b[offset]) * r
             #expect(abs(Double(played[i]) - expected) <= 2, "sample \(i): \(played[i]) vs \(expected)")
         }
+    }
+
+    @Test func shortSongsAreNotCrossfaded() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 3)
+        try h.make("b.wav", seconds: 3, frequency: 660)
+        try h.enqueue("a.wav", "b.wav")
+        try h.send(.setCrossfade(seconds: 1))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        #expect(h.recorded == (try h.reference("a.wav") + h.reference("b.wav")))
+    }
+
+    @Test func mixRampOverlapsWhereTheLoudnessProfilesCross() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.flac", seconds: 21, extra: ["-sample_fmt", "s16", "-metadata", "MIXRAMP_END=-20.00 1.00;-10.00 2.00"])
+        try h.make("b.flac", seconds: 21, frequency: 660,
+                   extra: ["-sample_fmt", "s16", "-metadata", "MIXRAMP_START=-20.00 0.50;-10.00 1.50"])
+        try h.enqueue("a.flac", "b.flac")
+        try h.send(.setCrossfade(seconds: 5))
+        try h.send(.setMixrampDB(-15))
+        try h.send(.setMixrampDelay(1))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped(timeout: 60))
+        // The end of a reaches −15 dB 1.5 s before its end, b's start 1.0 s in: 2.5 s − 1 s delay = 1.5 s overlap.
+        #expect(samples16(h.recorded).count == Int(40.5 * 44100) * 2)
     }
 
     @Test func aPipeOutputFeedsItsCommandTheSamePCM() throws {
@@ -262,4 +290,14 @@ final class Collected: @unchecked Sendable {
     private var data = [UInt8]()
     func append(_ more: Data) { lock.lock(); data += more; lock.unlock() }
     var bytes: [UInt8] { lock.lock(); defer { lock.unlock() }; return data }
+}
+
+@Suite struct MixRampTests {
+    @Test func interpolatesBetweenPairs() {
+        #expect(MixRamp.overlap("-20.00 1.00;-10.00 2.00", at: -15) == 1.5)
+        #expect(MixRamp.overlap("-20.00 1.00;-10.00 2.00", at: -10) == 2)
+        #expect(MixRamp.overlap("-20.00 1.00;-10.00 2.00", at: -30) == 1)
+        #expect(MixRamp.overlap("-20.00 1.00;-10.00 2.00", at: 0) == nil)
+        #expect(MixRamp.overlap("garbage", at: -15) == nil)
+    }
 }
