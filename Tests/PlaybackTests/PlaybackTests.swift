@@ -190,6 +190,32 @@ import AudioOutputs
         }
     }
 
+    @Test func aSongRangePlaysOnlyThatPart() throws {
+        let h = try PlaybackHarness()
+        try h.make("a.wav", seconds: 2)
+        try h.enqueue("a.wav")
+        let id = h.partition.queue.items[0].id
+        try h.send(.setSongRange(id: id, start: 0.5, end: 1.25))
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = Array(try h.reference("a.wav")[(22050 * 4)..<(55125 * 4)])
+        #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
+    }
+
+    @Test func audioOutputFormatConvertsBeforeTheOutputs() throws {
+        var settings = PlaybackEngine.Settings()
+        settings.outputFormat = AudioFormatMask("48000:16:*")!
+        let h = try PlaybackHarness(settings: settings)
+        try h.make("a.wav", seconds: 1)
+        try h.enqueue("a.wav")
+        try h.send(.play(position: 0))
+        #expect(h.waitUntilStopped())
+        let expected = try PlaybackHarness.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i",
+                                                h.directory + "/a.wav", "-ar", "48000", "-f", "s16le", "-"])
+        #expect(abs(h.recorded.count - expected.count) <= 4 * 64, "\(h.recorded.count) vs \(expected.count) bytes")
+        #expect(h.audio.progress(partition: PlayerState.defaultPartition) == nil)
+    }
+
     @Test func shortSongsAreNotCrossfaded() throws {
         let h = try PlaybackHarness()
         try h.make("a.wav", seconds: 3)
