@@ -69,7 +69,8 @@ public final class FFmpegAudioDecoder: AudioDecoding {
         let status = avformat_open_input(&context, location, nil, &options)
         av_dict_free(&options)
         guard status >= 0, let context else {
-            throw DecoderError("Failed to open \"\(location)\": \(FFmpegAudioDecoder.errorText(status))")
+            throw DecoderError("Failed to open \"\(location)\": \(FFmpegAudioDecoder.errorText(status))",
+                               cause: "avformat_open_input() failed: \(FFmpegAudioDecoder.errorText(status))")
         }
         let found = avformat_find_stream_info(context, nil)
         guard found >= 0 else {

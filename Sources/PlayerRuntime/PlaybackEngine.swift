@@ -344,7 +344,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             let piece: [UInt8]?
             do { piece = try song.read(upTo: chunkBytes) } catch {
                 logger.error("failed to decode \(song.item.song.uri): \(error.message)")
-                _ = push(.end(error: "Failed to decode \(song.item.song.uri)"), epoch: epoch)
+                _ = push(.end(error: failure(song.item, error)), epoch: epoch)
                 return
             }
             if let streamTags = song.decoder.takeStreamTags() { publish(streamTags, of: song.item, epoch: epoch) }
@@ -357,7 +357,7 @@ public final class PlaybackEngine: @unchecked Sendable {
                     // Linear crossfade: the old song fades out while the new one fades in.
                     let mixed: [UInt8]
                     do { mixed = try incoming.read(exactly: pcm.count) } catch {
-                        _ = push(.end(error: "Failed to decode \(incoming.item.song.uri)"), epoch: epoch)
+                        _ = push(.end(error: failure(incoming.item, error)), epoch: epoch)
                         return
                     }
                     let from = (time - overlap.start) / overlap.length
@@ -475,6 +475,12 @@ public final class PlaybackEngine: @unchecked Sendable {
         if let token { report(.engineTags(token: token, id: item.id, tags: streamTags)) }
     }
 
+    /// MPD's `Failed to decode PATH; CAUSE`: the file's path for local songs, the URL for streams.
+    private func failure(_ item: PlaybackItem, _ error: DecoderError) -> String {
+        let text = "Failed to decode \(locate(item.song))"
+        return error.cause.map { text + "; " + $0 } ?? text
+    }
+
     /// Opens a job's song; on failure pushes the end with MPD's error text and returns nil.
     private func open(_ job: DecodeJob) -> SongStream? {
         do throws(DecoderError) {
@@ -485,7 +491,7 @@ public final class PlaybackEngine: @unchecked Sendable {
                                   location: locate(job.item.song))
         } catch {
             logger.error("failed to play \(job.item.song.uri): \(error.message)")
-            _ = push(.end(error: "Failed to decode \(job.item.song.uri)"), epoch: job.epoch)
+            _ = push(.end(error: failure(job.item, error)), epoch: job.epoch)
             return nil
         }
     }

@@ -18,7 +18,13 @@ public struct ReplayGainInfo: Equatable, Sendable {
 /// Why a song could not be played; the text becomes `error:` in `status`.
 public struct DecoderError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The cause in MPD's words, without the song (`avformat_open_input() failed: Invalid argument`): the player
+    /// shows `Failed to decode SONG; CAUSE` as MPD does.
+    public var cause: String?
+    public init(_ message: String, cause: String? = nil) {
+        self.message = message
+        self.cause = cause
+    }
     public var description: String { message }
 }
 
