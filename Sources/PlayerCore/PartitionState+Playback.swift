@@ -153,7 +153,9 @@ extension PartitionState {
 
     /// The engine crossed into the queued song (`playlist::QueuedSongStarted`).
     mutating func engineStartedSong(token: Int, id: Int) {
-        guard token == engine.token, isPlaying, engine.queuedID == id else { return }
+        // Usually the queued song; but the queue may have changed after the engine had already crossed into the
+        // song queued before, and then that song is what plays — the state follows the engine.
+        guard token == engine.token, isPlaying, id != engine.playingID else { return }
         guard let position = queue.position(ofID: id) else {
             stop()
             return
