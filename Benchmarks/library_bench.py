@@ -160,25 +160,30 @@ class Client:
         self.sock.close()
 
 
+NULL_OUTPUT = ['audio_output {', ' type "null"', ' name "null"', ' mixer_type "software"', '}']
+
+
 class Server:
-    def __init__(self, kind):
+    """A fresh MPD or NoSignal in its own temporary directory. `music`: an existing music directory to use
+    instead of an empty one; `outputs`: config lines of the audio outputs; `binary`: NoSignal's executable."""
+
+    def __init__(self, kind, music=None, outputs=NULL_OUTPUT, binary=None):
         self.kind = kind
-        self.dir = tempfile.mkdtemp(prefix=f"bench-lib-{kind}-")
-        self.music = os.path.join(self.dir, "music")
+        self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+        self.music = music or os.path.join(self.dir, "music")
         for sub in ("music", "playlists", "data", "cache", "home"):
             os.makedirs(os.path.join(self.dir, sub))
         self.port = free_port()
         conf = os.path.join(self.dir, "server.conf")
         lines = [f'music_directory "{self.music}"', f'playlist_directory "{self.dir}/playlists"',
                  f'db_file "{self.dir}/database"', f'state_file "{self.dir}/state"',
-                 'bind_to_address "127.0.0.1"', f'port "{self.port}"', 'max_output_buffer_size "65536"',
-                 'audio_output {', ' type "null"', ' name "null"', ' mixer_type "software"', '}']
+                 'bind_to_address "127.0.0.1"', f'port "{self.port}"', 'max_output_buffer_size "65536"'] + outputs
         if kind == "mpd":
             lines.append('zeroconf_enabled "no"')
             cmd = ["mpd", "--no-daemon", "--stderr", conf]
         else:
             lines += [f'data_directory "{self.dir}/data"', f'cache_directory "{self.dir}/cache"']
-            cmd = [ARGS.binary, "--config", conf]
+            cmd = [binary or ARGS.binary, "--config", conf]
         with open(conf, "w") as f:
             f.write("\n".join(lines) + "\n")
         self.log = open(os.path.join(self.dir, "server.log"), "w")

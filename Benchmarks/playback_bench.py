@@ -15,7 +15,6 @@ MPD decodes MP3 with libmad and FLAC with libFLAC; NoSignal decodes both with FF
 """
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from library_bench import Client, free_port  # noqa: E402
+import library_bench  # noqa: E402
 
 ARGS = None
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -45,53 +44,18 @@ def make_sources(minutes):
     return cache
 
 
-class Server:
+class Server(library_bench.Server):
     def __init__(self, kind, music, outputs):
-        self.kind = kind
-        self.dir = tempfile.mkdtemp(prefix=f"bench-play-{kind}-")
-        self.port = free_port()
-        conf = os.path.join(self.dir, "server.conf")
-        os.makedirs(os.path.join(self.dir, "home"))
-        lines = [f'music_directory "{music}"', f'db_file "{self.dir}/database"', 'bind_to_address "127.0.0.1"',
-                 f'port "{self.port}"'] + outputs
-        if kind == "mpd":
-            lines.append('zeroconf_enabled "no"')
-            cmd = ["mpd", "--no-daemon", "--stderr", conf]
-        else:
-            lines += [f'data_directory "{self.dir}"', f'cache_directory "{self.dir}"']
-            cmd = [ARGS.binary, "--config", conf]
-        with open(conf, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        self.log = open(os.path.join(self.dir, "server.log"), "w")
-        env = dict(os.environ, HOME=os.path.join(self.dir, "home"))
-        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while True:
-            try:
-                self.client = Client(self.port)
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"{kind} did not start; see {self.log.name}")
-                time.sleep(0.05)
-        while "updating_db" in self.client.pairs("status"):
-            time.sleep(0.01)
+        super().__init__(kind, music=music, outputs=outputs, binary=ARGS.binary)
         if not self.client.pairs("stats").get("songs"):
             self.client.raw("update")
             time.sleep(0.2)
-            while "updating_db" in self.client.pairs("status"):
-                time.sleep(0.01)
+            self.wait_for_update(60)
 
     def cpu_seconds(self):
         with open(f"/proc/{self.proc.pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / TICKS
-
-    def rss_kib(self):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
 
     def wait_stopped(self, timeout):
         deadline = time.time() + timeout
@@ -99,19 +63,6 @@ class Server:
             if time.time() > deadline:
                 raise TimeoutError("still playing")
             time.sleep(0.02)
-
-    def stop(self):
-        try:
-            self.client.close()
-        except Exception:
-            pass
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def null_output(sync):
