@@ -94,6 +94,8 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "FFmpegDecoderTests", dependencies: ["FFmpegDecoder", "PlayerCore"],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "NetEaseTests", dependencies: ["NetEase", "FFmpegDecoder", "PlayerCore"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutputs", "ALSAOutput", "FFmpegDecoder", "PlayerCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "PlaybackTests", dependencies: [

@@ -4,10 +4,18 @@ import PlayerCore
 
 /// Opens songs with libavformat/libavcodec: the decoder edge of the player.
 public struct FFmpegDecoderFactory: AudioDecoderFactory {
-    public init() {}
+    /// Opens `http(s)://` URLs (libcurl, from the NetEase edge); without it libavformat's own http protocol does.
+    private let remote: (any RemoteInputFactory)?
+
+    public init(remote: (any RemoteInputFactory)? = nil) {
+        self.remote = remote
+    }
 
     public func open(_ location: String) throws(DecoderError) -> any AudioDecoding {
-        try FFmpegAudioDecoder(location: location)
+        if let remote, FFmpegAudioDecoder.isRemote(location) {
+            return try FFmpegAudioDecoder(location: location, input: remote.open(location))
+        }
+        return try FFmpegAudioDecoder(location: location)
     }
 }
 
@@ -38,6 +46,8 @@ public final class FFmpegAudioDecoder: AudioDecoding {
     /// codecs need none.
     private let seekPreroll: Int64
     private let isNetworkStream: Bool
+    /// The network input libavformat reads through, when a `RemoteInputFactory` opened the URL.
+    private let remoteIO: RemoteIOContext?
 
     /// Where sample 0 is on the stream's clock: the timestamp of the first frame decoded from the start, after
     /// libavcodec dropped the encoder delay. Counting from it (not from `start_time`, which for Ogg Opus is before
@@ -58,16 +68,25 @@ public final class FFmpegAudioDecoder: AudioDecoding {
     private var announcedName = false
     private var lastStreamTitle: String?
 
-    init(location: String) throws(DecoderError) {
+    init(location: String, input: (any RemoteInput)? = nil) throws(DecoderError) {
         av_log_set_level(AV_LOG_QUIET)
         self.location = location
-        isNetworkStream = location.hasPrefix("http://") || location.hasPrefix("https://")
+        isNetworkStream = Self.isRemote(location)
+        if let input { remoteIO = try RemoteIOContext(input) } else { remoteIO = nil }
 
         var options: OpaquePointer? = nil
-        if isNetworkStream { av_dict_set(&options, "icy", "1", 0) }
+        if isNetworkStream && remoteIO == nil { av_dict_set(&options, "icy", "1", 0) }
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = avformat_open_input(&context, location, nil, &options)
+        if let remoteIO {
+            // libavformat reads through our AVIOContext (and leaves it to us to free); the URL is only a name
+            // for probing.
+            context = avformat_alloc_context()
+            context?.pointee.pb = remoteIO.context
+        }
+        let status = avformat_open_input(&context, remoteIO == nil ? location : RemoteIOContext.probeName(location),
+                                         nil, &options)
         av_dict_free(&options)
+        if status < 0, let failure = remoteIO?.takeFailure() { throw failure }
         guard status >= 0, let context else {
             throw DecoderError("Failed to open \"\(location)\": \(FFmpegAudioDecoder.errorText(status))",
                                cause: "avformat_open_input() failed: \(FFmpegAudioDecoder.errorText(status))")
@@ -76,6 +95,7 @@ public final class FFmpegAudioDecoder: AudioDecoding {
         guard found >= 0 else {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
+            if let failure = remoteIO?.takeFailure() { throw failure }
             throw DecoderError("Failed to open \"\(location)\": \(FFmpegAudioDecoder.errorText(found))")
         }
 
@@ -150,10 +170,11 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             first = try FFmpegAudioDecoder.decodeFirstFrame(context, codecContext, packet, frame, index, location)
         } catch {
             format = .cd
-            throw error
+            throw remoteIO?.takeFailure() ?? error
         }
         guard let first else {
             format = .cd
+            if let failure = remoteIO?.takeFailure() { throw failure }
             throw DecoderError("Failed to decode \"\(location)\": no audio found")
         }
         format = first.format
@@ -199,6 +220,7 @@ public final class FFmpegAudioDecoder: AudioDecoding {
         let readStatus = av_read_frame(formatContext, packet)
         if readStatus == nosignal_averror(EAGAIN) { return false }
         if readStatus < 0 {
+            if let failure = remoteIO?.takeFailure() { throw failure }
             // The end, a cut-off file, or a demuxer that lost sync for good end the song where the audio ends;
             // a failing input (network, disk) is an error the player reports.
             let ended = readStatus == nosignal_averror_eof() || readStatus == nosignal_averror_invaliddata()
@@ -264,6 +286,7 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             status = Self.seek(formatContext, streamIndex, to: originPTS)
         }
         guard status >= 0 else {
+            if let failure = remoteIO?.takeFailure() { throw failure }
             throw DecoderError("Failed to seek \"\(location)\": \(Self.errorText(status))")
         }
         avcodec_flush_buffers(codecContext)
@@ -286,15 +309,17 @@ public final class FFmpegAudioDecoder: AudioDecoding {
 
     public func takeStreamTags() -> [Song.Tag]? {
         guard isNetworkStream, let pb = formatContext?.pointee.pb else { return nil }
-        var tags: [Song.Tag] = []
-        if !announcedName {
+        // Through a `RemoteInput`, ICY metadata was taken out of the stream before libavformat saw it.
+        var tags: [Song.Tag] = remoteIO?.input.takeMetadata() ?? []
+        if remoteIO == nil && !announcedName {
             announcedName = true
             if let headers = Self.option(pb, "icy_metadata_headers"),
                let name = Self.icyHeader("icy-name", in: headers), !name.isEmpty {
                 tags.append(Song.Tag("Name", name))
             }
         }
-        if let packet = Self.option(pb, "icy_metadata_packet"), let title = Self.streamTitle(in: packet),
+        if remoteIO == nil, let packet = Self.option(pb, "icy_metadata_packet"),
+           let title = Self.streamTitle(in: packet),
            title != lastStreamTitle {
             lastStreamTitle = title
             if !title.isEmpty { tags.append(Song.Tag("Title", title)) }
@@ -523,6 +548,10 @@ public final class FFmpegAudioDecoder: AudioDecoding {
     }
 
     // MARK: Helpers
+
+    static func isRemote(_ location: String) -> Bool {
+        location.hasPrefix("http://") || location.hasPrefix("https://")
+    }
 
     static func timestamp(of frame: UnsafeMutablePointer<AVFrame>) -> Int64? {
         let nopts = nosignal_av_nopts_value()

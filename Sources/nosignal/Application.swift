@@ -9,6 +9,7 @@ import MPDProtocol
 import MPDServer
 import NIOCore
 import NIOPosix
+import NetEase
 import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
@@ -64,7 +65,8 @@ struct Application {
                                                        limit: config.replayGainLimit)
         if let text = config.audioOutputFormat, let mask = AudioFormatMask(text) { engineSettings.outputFormat = mask }
         let musicDirectory = config.musicDirectory
-        let audio = AudioPlayer(store: store, decoders: FFmpegDecoderFactory(), converters: FFmpegPCMConverterFactory(),
+        let audio = AudioPlayer(store: store, decoders: FFmpegDecoderFactory(remote: CurlInputFactory()),
+                                converters: FFmpegPCMConverterFactory(),
                                 settings: engineSettings, locate: { song in
                                     song.isRemote || song.uri.hasPrefix("/") ? song.uri : musicDirectory + "/" + song.uri
                                 }, logger: logger)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FFmpegDecoder
 import Foundation
+import NetEase
 import PlayerCore
 
 /// `nosignal probe …`: MPD's `run_decoder` / `run_output` debugging tools, for users checking their setup.
@@ -18,7 +19,7 @@ struct Probe: AsyncParsableCommand {
 
         func run() async throws {
             let decoder: any AudioDecoding
-            do { decoder = try FFmpegDecoderFactory().open(file) } catch {
+            do { decoder = try FFmpegDecoderFactory(remote: CurlInputFactory()).open(file) } catch {
                 FileHandle.standardError.write(Data("nosignal: \(error.message)\n".utf8))
                 throw ExitCode(1)
             }
