@@ -7,6 +7,7 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     let url: String
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var aliasList: UnsafeMutablePointer<curl_slist>?
     /// libcurl writes its detailed message here (`Failed to connect to … port …: Connection refused`), which says
     /// more than `curl_easy_strerror`'s generic text.
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -46,6 +47,7 @@ final class CurlEasy {
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(aliasList)
         errorBuffer.deallocate()
     }
 
@@ -69,6 +71,15 @@ final class CurlEasy {
             headerList = curl_slist_append(headerList, line)
         }
         nosignal_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
+    }
+
+    /// Status lines libcurl takes for `HTTP/1.0 200 OK`: Shoutcast v1 servers answer `ICY 200 OK`, which libcurl
+    /// otherwise rejects as not HTTP.
+    func acceptStatusLines(_ lines: [String]) {
+        curl_slist_free_all(aliasList)
+        aliasList = nil
+        for line in lines { aliasList = curl_slist_append(aliasList, line) }
+        nosignal_curl_setopt_pointer(handle, CURLOPT_HTTP200ALIASES, aliasList)
     }
 
     /// Sends `context` to the body and header callbacks; it must outlive the transfer.

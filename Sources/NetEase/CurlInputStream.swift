@@ -337,6 +337,7 @@ final class CurlTransfer: @unchecked Sendable {
         var headers = state.configuration.headers + [HTTPHeader("Icy-MetaData", "1")]
         if start > 0 { headers.append(HTTPHeader("Range", "bytes=\(start)-")) }
         easy.setHeaders(headers)
+        easy.acceptStatusLines(["ICY 200 OK"])
         easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     }
 

@@ -101,11 +101,12 @@ struct CurlInputStreamTests {
     }
 
     /// Internet radio: the ICY blocks are taken out of the audio; the station name comes first, then each new
-    /// title once the audio it belongs to has been read.
-    @Test func icyMetadataIsSeparated() throws {
+    /// title once the audio it belongs to has been read. Shoutcast v1 answers `ICY 200 OK` instead of HTTP.
+    @Test(arguments: ["HTTP/1.1", "ICY"])
+    func icyMetadataIsSeparated(version: String) throws {
         let body = Array(Self.body[..<100_000])
         let server = try TestHTTPServer { request, connection in
-            connection.serveIcy(body, for: request, interval: 8000, name: "Test Radio") { offset in
+            connection.serveIcy(body, for: request, interval: 8000, name: "Test Radio", version: version) { offset in
                 offset < 50_000 ? "Artist - First" : "Don't stop 'me' now"
             }
         }

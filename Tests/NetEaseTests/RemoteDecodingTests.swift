@@ -140,6 +140,31 @@ struct RemoteDecodingTests {
         #expect(equal, "\(firstDifference(output, plain))")
     }
 
+    /// An Icecast Ogg station: no ICY blocks, each song a new link of a chained Ogg stream with its own comments,
+    /// which libavformat reports whatever it reads through.
+    @Test func chainedOggStream() throws {
+        var chain: [UInt8] = []
+        for (artist, title) in [("Artist One", "Song One"), ("Artist Two", "Song Two")] {
+            let path = fixtures.path("chain-\(title).ogg")
+            _ = try run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", fixtures.path("a.ogg"), "-c", "copy",
+                         "-metadata", "artist=\(artist)", "-metadata", "title=\(title)", path])
+            chain += try fixtures.bytes("chain-\(title).ogg")
+        }
+        let body = chain
+        let server = try TestHTTPServer { request, connection in
+            connection.sendHead("200 OK", [("Content-Type", "application/ogg"), ("icy-name", "Ogg Radio")])
+            connection.send(body)
+        }
+        let decoder = try remote.open(server.url("/stream.ogg"))
+        var tags: [Song.Tag] = decoder.takeStreamTags() ?? []
+        var output: [UInt8] = []
+        while try decoder.read(into: &output) {
+            if let new = decoder.takeStreamTags() { tags += new }
+        }
+        #expect(tags.map(\.value) == ["Ogg Radio", "Artist One", "Song One", "Artist Two", "Song Two"])
+        #expect(output.count > 44100 * 8 * 7)
+    }
+
     @Test func missingSongNamesURLAndStatus() throws {
         let server = try fileServer()
         let url = server.url("/nothing.mp3")

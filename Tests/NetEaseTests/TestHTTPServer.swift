@@ -45,8 +45,8 @@ final class TestHTTPServer: @unchecked Sendable {
         }
 
         @discardableResult
-        func sendHead(_ status: String, _ headers: [(String, String)]) -> Bool {
-            var text = "HTTP/1.1 \(status)\r\n"
+        func sendHead(_ status: String, _ headers: [(String, String)], version: String = "HTTP/1.1") -> Bool {
+            var text = "\(version) \(status)\r\n"
             for (name, value) in headers { text += "\(name): \(value)\r\n" }
             text += "Connection: close\r\n\r\n"
             return send(Array(text.utf8))
@@ -205,11 +205,11 @@ extension TestHTTPServer.Connection {
     /// A Shoutcast-style live stream: no length, `icy-name`, and when the client asked (`Icy-MetaData: 1`) a
     /// metadata block after every `interval` audio bytes, carrying `titleAt(offset)` when it changed.
     func serveIcy(_ body: [UInt8], for request: TestHTTPServer.Request, interval: Int, name: String,
-                  dropAfter: Int? = nil, titleAt: (Int) -> String?) {
+                  dropAfter: Int? = nil, version: String = "HTTP/1.1", titleAt: (Int) -> String?) {
         let wantsMetadata = request.header("icy-metadata") == "1"
         var headers: [(String, String)] = [("Content-Type", "audio/mpeg"), ("icy-name", name)]
         if wantsMetadata { headers.append(("icy-metaint", "\(interval)")) }
-        guard sendHead("200 OK", headers) else { return }
+        guard sendHead("200 OK", headers, version: version) else { return }
         let end = dropAfter.map { min($0, body.count) } ?? body.count
         var offset = 0
         var lastTitle: String?
