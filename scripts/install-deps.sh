@@ -5,7 +5,7 @@
 set -euo pipefail
 build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libasound2-dev libcurl4-openssl-dev
        libsqlite3-dev libssl-dev pkg-config)
-test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux)
+test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl)
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
 missing=()
