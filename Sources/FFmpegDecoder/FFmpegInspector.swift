@@ -23,6 +23,32 @@ public struct FFmpegInspector: AudioFileInspector {
     }
 
     public func inspect(path: String, includePicture: Bool) throws -> InspectedFile {
+        if !includePicture, let file = Self.inspectFLAC(path: path) { return file }
+        return try inspectWithFFmpeg(path: path, includePicture: includePicture)
+    }
+
+    /// A FLAC file read without libavformat: what the scan needs is all in the metadata blocks, and parsing them
+    /// here is many times cheaper than `avformat_open_input`, which probes every demuxer first. The result is the
+    /// one `inspectWithFFmpeg` gives (FFmpeg's FLAC demuxer takes duration, rate, channels and bit depth from the
+    /// same STREAMINFO, without a sample format); files it would treat differently (no total sample count, an ID3
+    /// tag in front, anything malformed) go through libavformat.
+    static func inspectFLAC(path: String) -> InspectedFile? {
+        guard let header = VorbisComments.readFLACHeader(path: path), header.sampleRate > 0,
+              header.totalSamples > 0 else { return nil }
+        var result = InspectedFile()
+        // The stream's time base is 1/sample rate; the same arithmetic as below, so the same rounding.
+        result.duration = milliseconds(Double(header.totalSamples) * Double(1) / Double(header.sampleRate))
+        result.audioFormat = "\(header.sampleRate):\(header.bitsPerSample):\(header.channels)"
+        result.comments = header.comments
+        for (key, value) in header.comments {
+            guard let name = vorbisTagName(forKey: key) else { continue }
+            append(name, value, to: &result.tags)
+        }
+        return result
+    }
+
+    /// Every format through libavformat (and FLAC when a picture is wanted).
+    func inspectWithFFmpeg(path: String, includePicture: Bool) throws -> InspectedFile {
         av_log_set_level(AV_LOG_QUIET)
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         let status = avformat_open_input(&context, path, nil, nil)
