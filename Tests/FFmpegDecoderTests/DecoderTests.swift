@@ -81,7 +81,8 @@ struct DecoderTests {
 
     @Test func missingFileThrowsAReadableError() {
         let path = fixtures.path("missing.flac")
-        #expect(throws: DecoderError("Failed to open \"\(path)\": No such file or directory")) {
+        #expect(throws: DecoderError("Failed to open \"\(path)\": No such file or directory",
+                                     cause: "avformat_open_input() failed: No such file or directory")) {
             try factory.open(path)
         }
     }
