@@ -1,0 +1,27 @@
+/// Calls that take more than one request.
+extension NetEaseClient {
+    /// `song_detail` for any number of ids, in batches of `SongEndpoints.Detail.maximumIDs`, one after the
+    /// other (NetEase rate-limits bursts). Songs come back in the order of `ids`; unknown ids are left out.
+    public func songDetails(ids: [Int64]) throws(NetEaseError) -> [NetEaseSong] {
+        var found: [Int64: NetEaseSong] = [:]
+        var start = 0
+        while start < ids.count {
+            let batch = Array(ids[start..<min(ids.count, start + SongEndpoints.Detail.maximumIDs)])
+            for song in try send(SongEndpoints.Detail(ids: batch)).songs { found[song.id] = song }
+            start += batch.count
+        }
+        return ids.compactMap { found[$0] }
+    }
+
+    /// A playlist and all its tracks: `playlist_detail`, then `song_detail` for the ids whose songs its
+    /// (possibly truncated) `tracks` lacks (reference §5.8).
+    public func playlistTracks(id: Int64) throws(NetEaseError) -> (playlist: NetEasePlaylist, songs: [NetEaseSong]) {
+        let playlist = try send(PlaylistEndpoints.Detail(id: id)).playlist
+        let included = playlist.tracks ?? []
+        guard let ids = playlist.trackIDs, !ids.isEmpty else { return (playlist, included) }
+        var known = Dictionary(included.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let missing = ids.filter { known[$0] == nil }
+        for song in try songDetails(ids: missing) { known[song.id] = song }
+        return (playlist, ids.compactMap { known[$0] })
+    }
+}
