@@ -71,6 +71,12 @@ let package = Package(
         ], swiftSettings: swiftSettings),
 
         // Test support: live clients and the real-MPD differential runner.
+        /// A fake NetEase server speaking the real wire protocol (weapi/eapi), for the tests and `make demo`.
+        /// Plain POSIX sockets on its own threads, so it needs nothing beyond NetEase's crypto and Foundation.
+        /// Links FFmpeg itself: NetEase's C shim references it but only FFmpegDecoder's import pulls it in.
+        .target(name: "FakeNetEase", dependencies: ["NetEase"], swiftSettings: swiftSettings,
+                linkerSettings: ["avformat", "avcodec", "avutil", "swresample"].map { .linkedLibrary($0) }),
+        .executableTarget(name: "fake-netease", dependencies: ["FakeNetEase"], swiftSettings: swiftSettings),
         .target(name: "MPDTesting", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
 
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
@@ -102,6 +108,7 @@ let package = Package(
             "PlayerRuntime", "PlayerCore", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeNetEaseTests", dependencies: ["FakeNetEase", "NetEase"], swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
                     resources: [.copy("Scripts")], swiftSettings: swiftSettings),
     ]
