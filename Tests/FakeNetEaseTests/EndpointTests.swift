@@ -1,0 +1,175 @@
+import FakeNetEase
+import Foundation
+import NetEase
+import Testing
+
+/// Every endpoint answers in the samples' shapes (reference/netease-samples) with the demo account's data.
+@Suite struct EndpointTests {
+    let harness: Harness
+    let me = Harness.demoCookies
+
+    init() throws { harness = try Harness() }
+
+    func user(_ path: String, _ params: [String: Any] = [:]) throws -> [String: Any] {
+        let answer = try harness.weapi(path, params, cookies: me)
+        #expect(answer.code == 200, "\(path): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+        return answer.json
+    }
+
+    /// The new song shape's key fields (song_detail.json).
+    func checkSong(_ song: [String: Any]) {
+        #expect(song.int("id") != nil)
+        #expect(song.string("name")?.isEmpty == false)
+        #expect(!(song["ar"] as? [[String: Any]] ?? []).isEmpty)
+        #expect(song.object("al")?.string("picUrl")?.hasPrefix("http://127.0.0.1:") == true)
+        #expect(song.int("dt") ?? 0 > 0)
+        #expect(song["fee"] is NSNumber && song["no"] is NSNumber && song["publishTime"] is NSNumber)
+    }
+
+    @Test func songDetail() throws {
+        let json = try user("/api/v3/song/detail", ["c": #"[{"id":5000011},{"id":5000082},{"id":1}]"#,
+                                                    "ids": "[5000011,5000082,1]"])
+        let songs = json.array("songs")
+        #expect(songs.map { $0.int("id") } == [5_000_011, 5_000_082])
+        songs.forEach(checkSong)
+        #expect(songs[1].array("ar").compactMap { $0.string("name") } == ["星野ゆめ", "이하늘"])
+        #expect(json.array("privileges").map { $0.int("id") } == [5_000_011, 5_000_082])
+        #expect(json.array("privileges")[0].string("plLevel") != nil)
+        let many = "[" + (0..<1001).map { #"{"id":\#(5_000_011 + $0)}"# }.joined(separator: ",") + "]"
+        #expect(try harness.weapi("/api/v3/song/detail", ["c": many], cookies: me).code == 400)
+        let fiveHundred = "[" + (0..<500).map { #"{"id":\#(5_000_000 + $0)}"# }.joined(separator: ",") + "]"
+        #expect(try harness.weapi("/api/v3/song/detail", ["c": fiveHundred], cookies: me).code == 200)
+    }
+
+    @Test func userPlaylistHasOwnAndSubscribed() throws {
+        let json = try user("/api/user/playlist", ["uid": 10000001, "limit": 30, "offset": 0, "includeVideo": true])
+        let playlists = json.array("playlist")
+        #expect(playlists.count == 5)
+        #expect(json["more"] as? Bool == false)
+        #expect(playlists[0].int("specialType") == 5)
+        #expect(playlists[0].object("creator")?.int("userId") == 10000001)
+        #expect(playlists.map { $0["subscribed"] as? Bool } == [false, false, false, true, true])
+        #expect(playlists.allSatisfy { $0.string("coverImgUrl") != nil && $0.int("trackCount") != nil })
+        let paged = try user("/api/user/playlist", ["uid": 10000001, "limit": 2, "offset": 0])
+        #expect(paged["more"] as? Bool == true)
+    }
+
+    @Test func playlistDetailIsTruncatedButTrackIdsAreComplete() throws {
+        let big = try user("/api/v6/playlist/detail", ["id": 2_000_000_100, "n": 100000, "s": 8]).object("playlist")
+        #expect(big?.array("tracks").count == 20)
+        #expect(big?.array("trackIds").count == 40)
+        #expect(big?.int("trackCount") == 40)
+        let own = try user("/api/v6/playlist/detail", ["id": 2_000_000_001, "n": 100000]).object("playlist")
+        #expect(own?.array("tracks").count == 8)
+        #expect(own?.array("trackIds").count == 8)
+        own?.array("tracks").forEach(checkSong)
+        let guest = try harness.api("/api/v6/playlist/detail", [("id", "2000000100"), ("n", "100000")],
+                                    cookies: try harness.guestCookies())
+        #expect(guest.json.object("playlist")?.array("tracks").count == 6)
+        #expect(try harness.weapi("/api/v6/playlist/detail", ["id": 42], cookies: me).code == 404)
+    }
+
+    @Test func likesAndLikelist() throws {
+        let before = try user("/api/song/like/get", ["uid": 10000001])
+        #expect((before["ids"] as? [Int])?.count == 12)
+        #expect(before.int("checkPoint") != nil)
+        _ = try user("/api/radio/like", ["alg": "itembased", "trackId": 5_000_085, "like": true, "time": "3"])
+        let after = try user("/api/song/like/get", ["uid": 10000001])
+        #expect((after["ids"] as? [Int])?.first == 5_000_085)
+        let liked = try user("/api/v6/playlist/detail", ["id": 2_000_000_000]).object("playlist")
+        #expect(liked?.array("trackIds").first?.int("id") == 5_000_085)
+    }
+
+    @Test func recommendations() throws {
+        let songs = try user("/api/v3/discovery/recommend/songs").object("data")
+        let daily = songs?.array("dailySongs") ?? []
+        #expect(daily.count == 10)
+        daily.forEach(checkSong)
+        #expect(daily[0].object("privilege")?.int("id") == daily[0].int("id"))
+        #expect(daily[0].string("alg") == "itembased2")
+        #expect(songs?.array("recommendReasons").first?.int("songId") == daily[0].int("id"))
+        let resource = try user("/api/v1/discovery/recommend/resource")
+        #expect(resource.array("recommend").count == 3)
+        #expect(resource.array("recommend")[0].string("picUrl") != nil)
+    }
+
+    @Test func chartsAlbumsArtists() throws {
+        let toplist = try user("/api/toplist")
+        #expect(toplist.array("list").map { $0.int("id") } == [19_723_756, 3_779_629, 3_778_678])
+        let chart = try user("/api/v6/playlist/detail", ["id": 19_723_756]).object("playlist")
+        #expect(chart?.int("specialType") == 10)
+
+        let album = try user("/api/v1/album/3002")
+        #expect(album.object("album")?.string("name") == "雨の街角")
+        #expect(album.object("album")?.object("artist")?.string("name") == "星野ゆめ")
+        #expect(album.array("songs").map { $0.int("no") } == [1, 2, 3, 4, 5])
+        #expect(try harness.weapi("/api/v1/album/9", cookies: me).code == 404)
+
+        let artist = try user("/api/v1/artist/2002")
+        #expect(artist.object("artist")?.string("name") == "星野ゆめ")
+        #expect(artist.array("hotSongs").count == 10)
+        let top = try user("/api/artist/top/song", ["id": 2005])
+        #expect(top.array("songs").count == 6)
+        let albums = try user("/api/artist/albums/2001", ["limit": 30, "offset": 0, "total": true])
+        #expect(albums.array("hotAlbums").map { $0.string("name") } == ["夏日的回声", "城市森林"])
+        let subAlbums = try user("/api/album/sublist", ["limit": 25, "offset": 0, "total": true])
+        #expect(subAlbums.array("data").map { $0.int("id") } == [3003, 3006])
+        let subArtists = try user("/api/artist/sublist", ["limit": 25, "offset": 0, "total": true])
+        #expect(subArtists.array("data").map { $0.string("name") } == ["星野ゆめ", "이하늘"])
+    }
+
+    @Test func recordAndCloud() throws {
+        let week = try user("/api/v1/play/record", ["uid": 10000001, "type": 1])
+        #expect(week.array("weekData").count == 8)
+        #expect(week.array("weekData")[0].int("playCount") == 12)
+        week.array("weekData").compactMap { $0.object("song") }.forEach(checkSong)
+        let all = try user("/api/v1/play/record", ["uid": 10000001, "type": 0])
+        #expect(all.array("allData").count > 8)
+        let cloud = try user("/api/v1/cloud/get", ["limit": 30, "offset": 0])
+        #expect(cloud.array("data").count == 3)
+        #expect(cloud.int("count") == 3)
+        let first = cloud.array("data")[0]
+        #expect(first.object("simpleSong")?.int("t") == 1)
+        #expect(first.object("simpleSong")?.array("ar").first?["name"] is NSNull)
+        #expect(first.string("fileName")?.hasSuffix(".mp3") == true)
+    }
+
+    @Test func searchByType() throws {
+        func search(_ s: String, _ type: Int) throws -> [String: Any] {
+            try user("/api/cloudsearch/pc", ["s": s, "type": type, "limit": 30, "offset": 0, "total": true])
+                .object("result") ?? [:]
+        }
+        let songs = try search("夜", 1)
+        #expect(songs.array("songs").compactMap { $0.string("name") }.contains("夜明けまで"))
+        #expect(songs.int("songCount") == songs.array("songs").count)
+        #expect(songs.array("songs").allSatisfy { $0.object("privilege") != nil })
+        #expect(try search("sigur osk", 1).array("songs").count == 5)
+        #expect(try search("城市", 10).array("albums").map { $0.string("name") } == ["城市森林"])
+        #expect(try search("night city", 100).array("artists").map { $0.string("name") } == ["Ночной Город"])
+        #expect(try search("通勤", 1000).array("playlists").map { $0.int("id") } == [2_000_000_001])
+        #expect(try search("zzzz", 1).int("songCount") == 0)
+        let paged = try user("/api/cloudsearch/pc", ["s": "", "type": 1, "limit": 10, "offset": 35])
+        #expect(paged.object("result")?.array("songs").count == 5)
+
+        let suggest = try user("/api/search/suggest/web", ["s": "星"])
+        #expect(suggest.object("result")?.array("songs").first?["artists"] != nil)
+        #expect((suggest.object("result")?["order"] as? [String])?.contains("artists") == true)
+    }
+
+    @Test func lyrics() throws {
+        let plain = try user("/api/song/lyric", ["id": 5_000_021, "lv": -1, "tv": -1])
+        #expect(plain.object("lrc")?.string("lyric")?.contains("[00:01.00]雨の街角") == true)
+        let new = try harness.eapi("/api/song/lyric/v1", ["id": "5000021", "cp": false, "tv": 0, "lv": 0, "rv": 0,
+                                                          "kv": 0, "yv": 0, "ytv": 0, "yrv": 0], cookies: me).json
+        #expect(new.object("yrc")?.string("lyric")?.contains("(1000,") == true)
+        #expect(new["ytlrc"] != nil && new["yromalrc"] != nil)
+        let cloud = try user("/api/song/lyric", ["id": 5_000_901])
+        #expect(cloud["nolyric"] as? Bool == true)
+    }
+
+    @Test func personalFM() throws {
+        let fm = try user("/api/v1/radio/get")
+        #expect(fm.array("data").count == 3)
+        #expect(fm.array("data")[0]["artists"] != nil && fm.array("data")[0]["duration"] != nil)
+    }
+}
