@@ -169,11 +169,24 @@ struct ConfigurationBuilder {
             let value = entry.value
             let fail = { (message: String) -> ConfigError in block.error(message, key: entry.key) }
             switch entry.key {
-            case "api_url":
+            case "api_url", "eapi_url":
                 let host = value.hasPrefix("https://") ? value.dropFirst(8)
                     : value.hasPrefix("http://") ? value.dropFirst(7) : ""
                 guard !host.isEmpty else { throw fail("not an http(s) URL: \"\(value)\"") }
-                settings.apiURL = value
+                if entry.key == "api_url" { settings.apiURL = value } else { settings.eapiURL = value }
+            case "weapi_public_key":
+                settings.weapiPublicKeyFile = try expandPath(value, name: entry.key,
+                                                             at: Location(file: block.file, line: entry.line))
+            case "sync_interval":
+                guard let number = Self.integer(value), let seconds = number, seconds >= 0 else {
+                    throw fail("not a number of seconds: \"\(value)\"")
+                }
+                settings.syncInterval = seconds
+            case "scrobble":
+                guard let flag = Self.bool(value) else {
+                    throw fail("not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
+                }
+                settings.scrobble = flag
             case "real_ip":
                 guard Self.isIPAddress(value) else { throw fail("not an IP address: \"\(value)\"") }
                 settings.realIP = value

@@ -7,6 +7,11 @@ public struct NetEaseSettings: Sendable, Equatable {
     /// `api_url`: where to send API requests instead of NetEase's own hosts (a proxy, or the fake server in
     /// tests). nil means NetEase's hosts.
     public var apiURL: String?
+    /// `eapi_url`: the same for the eapi host (`interface.music.163.com`); nil means NetEase's.
+    public var eapiURL: String?
+    /// `weapi_public_key`: a PEM file with the RSA public key weapi encrypts with, for a test server that holds
+    /// the private half; nil means NetEase's own key.
+    public var weapiPublicKeyFile: String?
     /// `real_ip`: sent as `X-Real-IP`; a mainland address avoids `-460 Cheating` outside China.
     public var realIP: String?
     /// `quality`: one of `qualityLevels`. 320 kbit/s by default, what NetEase's own apps default to.
@@ -19,18 +24,31 @@ public struct NetEaseSettings: Sendable, Equatable {
     public var directoryName: String
     /// `timeout`: seconds before a NetEase request gives up, so a client never hangs longer than this.
     public var timeout: Int
+    /// `sync_interval`: seconds between background syncs of the user's collection into the database; 0 turns
+    /// the periodic sync off (`update NetEase` still works).
+    public var syncInterval: Int
+    /// `scrobble`: whether played songs are reported to NetEase (its "recently played" and listening ranking).
+    public var scrobble: Bool
 
     public static let defaultQuality = "exhigh"
     public static let defaultDirectoryName = "NetEase"
     public static let defaultTimeout = 15
+    /// Hourly: the collection changes slowly, and NetEase rate-limits bursts (reference §5.4).
+    public static let defaultSyncInterval = 3600
     /// Relative to the data directory.
     public static let defaultCookieFileName = "netease-cookies"
 
     public init(apiURL: String? = nil, realIP: String? = nil, quality: String = NetEaseSettings.defaultQuality,
                 cookieFile: String, searchOnline: Bool = true,
                 directoryName: String = NetEaseSettings.defaultDirectoryName,
-                timeout: Int = NetEaseSettings.defaultTimeout) {
+                timeout: Int = NetEaseSettings.defaultTimeout, eapiURL: String? = nil,
+                weapiPublicKeyFile: String? = nil, syncInterval: Int = NetEaseSettings.defaultSyncInterval,
+                scrobble: Bool = true) {
         self.apiURL = apiURL
+        self.eapiURL = eapiURL
+        self.weapiPublicKeyFile = weapiPublicKeyFile
+        self.syncInterval = syncInterval
+        self.scrobble = scrobble
         self.realIP = realIP
         self.quality = quality
         self.cookieFile = cookieFile

@@ -110,7 +110,8 @@ enum OptionCatalog {
     /// The keys a `netease { … }` block may hold; anything else is an error, since no MPD file has this block
     /// and a typo there would otherwise go unnoticed.
     static let neteaseKeys: Set<String> = [
-        "api_url", "real_ip", "quality", "cookie_file", "search_online", "directory_name", "timeout",
+        "api_url", "eapi_url", "weapi_public_key", "real_ip", "quality", "cookie_file", "search_online",
+        "directory_name", "timeout", "sync_interval", "scrobble",
     ]
 
     static let specs: [String: Spec] = {

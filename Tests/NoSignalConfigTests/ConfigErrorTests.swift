@@ -96,6 +96,10 @@ struct ConfigErrorTests {
         ("netease {\n  directory_name \"Net/Ease\"\n}",
          #"/etc/nosignal.conf:2: "directory_name": must be a non-empty name without '/': "Net/Ease""#),
         ("netease {\n  timeout \"0\"\n}", #"/etc/nosignal.conf:2: "timeout": must be a positive number: "0""#),
+        ("netease {\n  sync_interval \"-1\"\n}", #"/etc/nosignal.conf:2: "sync_interval": not a number of seconds: "-1""#),
+        ("netease {\n  scrobble \"maybe\"\n}", #"/etc/nosignal.conf:2: "scrobble": not a valid boolean ("yes" or "no"): "maybe""#),
+        ("netease {\n  eapi_url \"interface.music.163.com\"\n}", #"/etc/nosignal.conf:2: "eapi_url": not an http(s) URL: "interface.music.163.com""#),
+        ("netease {\n  weapi_public_key \"key.pem\"\n}", #"/etc/nosignal.conf:2: "weapi_public_key": not an absolute path: "key.pem""#),
         ("netease {\n  cookie_file \"cookies\"\n}", #"/etc/nosignal.conf:2: "cookie_file": not an absolute path: "cookies""#),
         ("netease {\n  quality \"lossless\"\n  proxy \"x\"\n}", #"/etc/nosignal.conf:3: "netease": unknown setting "proxy""#),
     ])

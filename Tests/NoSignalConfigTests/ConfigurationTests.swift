@@ -148,6 +148,19 @@ struct ConfigurationTests {
             cookieFile: "/var/lib/nosignal/cookies", searchOnline: false, directoryName: "网易云音乐", timeout: 5))
         #expect(config.warnings.isEmpty)
         #expect(try parse("netease {\n real_ip \"2001:db8::1\"\n}").netease.realIP == "2001:db8::1")
+        let more = try parse("""
+            netease {
+                eapi_url "http://127.0.0.1:3001"
+                weapi_public_key "/etc/nosignal/test-key.pem"
+                sync_interval "0"
+                scrobble "no"
+            }
+            """).netease
+        #expect(more.eapiURL == "http://127.0.0.1:3001")
+        #expect(more.weapiPublicKeyFile == "/etc/nosignal/test-key.pem")
+        #expect(more.syncInterval == 0)
+        #expect(!more.scrobble)
+        #expect(try parse("port \"6600\"").netease.syncInterval == NetEaseSettings.defaultSyncInterval)
     }
 
     /// MPD's `ParseBool`: yes/true/1 and no/false/0, any case.
