@@ -82,6 +82,8 @@ extension FakeNetEaseServer {
         Endpoint(path: "/api/artist/sublist", access: .login, handler: artistSublist),
         Endpoint(path: "/api/v1/play/record", access: .login, handler: userRecord),
         Endpoint(path: "/api/v1/cloud/get", access: .login, handler: userCloud),
+        Endpoint(path: "/api/play-record/song/list", access: .login, handler: recentSongs),
+        Endpoint(path: "/api/feedback/weblog", access: .guest, handler: scrobble),
     ]
 
     static func route(_ apiPath: String) -> Endpoint? {
@@ -650,5 +652,26 @@ extension FakeNetEaseServer {
         return Reply(json: ["data": data, "count": songs.count, "size": String(songs.count * 128_000),
                             "maxSize": "64424509440", "upgradeSign": 0, "hasMore": offset + page.count < songs.count,
                             "code": 200])
+    }
+
+    /// `record_recent_song`: the week's record, most recent first, one play a minute apart.
+    static func recentSongs(_ context: Context) -> Reply {
+        let limit = max(1, context.int("limit") ?? 100)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let list = context.catalog.weekRecord.prefix(limit).enumerated().compactMap { index, record -> [String: Any]? in
+            guard let song = context.catalog.songs[record.0] else { return nil }
+            return ["resourceId": String(song.id), "playTime": now - Int64(index) * 60_000, "resourceType": "SONG",
+                    "data": context.shapes.songWithPrivilege(song), "banned": false, "multiTerminalInfo": Shapes.null]
+        }
+        return Reply(json: ["code": 200, "message": "", "data": ["total": list.count, "list": list] as [String: Any]])
+    }
+
+    /// `scrobble`: `logs` is a JSON string of `[{action, json{id, time, end, …}}]`; malformed logs answer 400.
+    static func scrobble(_ context: Context) -> Reply {
+        guard let text = context.string("logs"),
+              let logs = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[String: Any]],
+              logs.allSatisfy({ $0["action"] is String && $0["json"] is [String: Any] })
+        else { return .code(400, "参数错误") }
+        return Reply(json: ["code": 200, "data": "success", "message": ""])
     }
 }

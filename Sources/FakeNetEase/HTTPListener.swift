@@ -168,6 +168,11 @@ final class HTTPListener: @unchecked Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let length = headers["content-length"].flatMap { Int($0) } ?? 0
+        // libcurl asks before sending bodies over 1 KiB and would otherwise wait a second for this.
+        if headers["expect"]?.lowercased() == "100-continue", buffer.count < headEnd! + length {
+            let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            _ = interim.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
         while buffer.count < headEnd! + length {
             let count = recv(client, &chunk, chunk.count, 0)
             if count <= 0 { return nil }

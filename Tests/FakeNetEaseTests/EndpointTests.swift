@@ -173,3 +173,42 @@ import Testing
         #expect(fm.array("data")[0]["artists"] != nil && fm.array("data")[0]["duration"] != nil)
     }
 }
+
+extension EndpointTests {
+    @Test func recentSongsAndScrobble() throws {
+        let recent = try user("/api/play-record/song/list", ["limit": 100]).object("data")
+        #expect(recent?.array("list").count == 8)
+        #expect(recent?.array("list").first?.string("resourceType") == "SONG")
+        recent?.array("list").compactMap { $0.object("data") }.forEach(checkSong)
+        let logs = #"[{"action":"play","json":{"download":0,"end":"playend","id":5000011,"sourceId":"2000000001","time":6,"type":"song","wifi":0,"source":"list"}}]"#
+        let answer = try user("/api/feedback/weblog", ["logs": logs])
+        #expect(answer.string("data") == "success")
+        let logged = try #require(harness.server.requests(for: "/api/feedback/weblog").last)
+        #expect(logged.cookies["os"] == nil && logged.cookies["appver"] == nil)
+        #expect(try harness.weapi("/api/feedback/weblog", ["logs": "nope"], cookies: me).code == 400)
+    }
+
+    /// libcurl sends `Expect: 100-continue` with bodies over 1 KiB; the fake answers it rather than letting curl
+    /// wait (here five seconds) before sending the body.
+    @Test func expectContinueIsAnswered() throws {
+        let ids = "[" + (0..<200).map { #"{"id":\#(5_000_011 + $0)}"# }.joined(separator: ",") + "]"
+        let (params, encSecKey) = NetEaseCrypto.weapi(Harness.json(["c": ids, "csrf_token": me["__csrf"]!]),
+                                                      publicKey: TestKeys.pair.publicKey)
+        let body = FormCoding.encode([("params", params), ("encSecKey", encSecKey)])
+        #expect(body.utf8.count > 1024)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-s", "--expect100-timeout", "5", "-H", "Expect: 100-continue",
+                             "-b", "MUSIC_U=\(me["MUSIC_U"]!); __csrf=\(me["__csrf"]!)", "--data-binary", body,
+                             "http://127.0.0.1:\(harness.port)/weapi/v3/song/detail"]
+        let output = Pipe()
+        process.standardOutput = output
+        let started = Date()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 3)
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json.array("songs").count == 40)
+    }
+}
