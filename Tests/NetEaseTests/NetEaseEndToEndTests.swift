@@ -59,6 +59,25 @@ import Testing
         #expect(seen.cookies["deviceId"] == "DEVICE")
     }
 
+    /// libcurl asks for any encoding it can undo and undoes it, so a gzip answer reads as plain JSON.
+    @Test func gzipAnswers() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(#"{"code":200,"ids":[7],"checkPoint":1}"#.utf8))
+        try input.fileHandleForWriting.close()
+        let compressed = Array(output.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        let api = try FakeAPI { _ in .init(headers: [("Content-Encoding", "gzip")], bytes: compressed) }
+        #expect(try api.client().send(SongEndpoints.LikeList(userID: 1)).ids == [7])
+        #expect(api.requests.first?.header("accept-encoding")?.contains("gzip") == true)
+    }
+
     @Test func genericRequest() throws {
         let api = try FakeAPI { _ in .init(#"{"code":200,"ids":[1,2]}"#) }
         let json = try api.client().request(path: "/api/song/like/get", params: ["uid": 5], crypto: .linuxapi)
