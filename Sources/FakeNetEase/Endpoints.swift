@@ -162,6 +162,12 @@ extension FakeNetEaseServer {
         profile["userName"] = "1_********000"
         profile["lastLoginTime"] = 1_700_000_000_000
         profile["createTime"] = 1_456_201_315_747
+        for (key, value) in ["accountType": 1, "shortUserName": "********000", "locationStatus": 10,
+                             "authenticated": false, "lastLoginIP": "203.0.113.10",
+                             "viptypeVersion": 1_700_000_000_000, "authenticationTypes": 0,
+                             "avatarDetail": Shapes.null, "anchor": false] as [String: Any] {
+            profile[key] = value
+        }
         return profile
     }
 

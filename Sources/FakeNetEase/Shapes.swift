@@ -34,7 +34,7 @@ struct Shapes {
             // Cloud uploads: NetEase sends a null name (reference §5.9).
             return ["id": 0, "name": Self.null, "tns": [Any](), "alias": [Any]()]
         }
-        return ["id": artist.id, "name": artist.name, "tns": [Any](), "alias": artist.alias]
+        return ["id": artist.id, "name": artist.name, "tns": [Any](), "alias": artist.alias, "alia": artist.alias]
     }
 
     func quality(_ br: Int, _ song: DemoCatalog.Song, _ size: Int) -> JSON {
@@ -66,7 +66,8 @@ struct Shapes {
             "originSongSimpleData": Self.null, "resourceState": true, "single": 0,
             "noCopyrightRcmd": song.unavailable ? (["type": 0, "typeDesc": "暂无版权推荐", "songId": Self.null] as JSON) : Self.null,
             "mst": 9, "cp": song.unavailable ? 0 : 1, "mv": 0, "rtype": 0, "rurl": Self.null,
-            "publishTime": song.publishTime,
+            "publishTime": song.publishTime, "tagPicList": Self.null, "version": 10, "songJumpInfo": Self.null,
+            "entertainmentTags": Self.null,
         ]
         if song.cloud { json["pc"] = ["nickname": catalog.account.nickname, "ar": "demo_user", "alb": "", "sn": song.name, "cid": "", "fn": "\(song.name).mp3", "br": 128] as JSON }
         return json
@@ -115,17 +116,39 @@ struct Shapes {
     /// The old shape (`search_suggest`, `personal_fm`): `artists`, `album`, `duration`.
     func oldSong(_ song: DemoCatalog.Song) -> JSON {
         let album = catalog.albums[song.albumID]
+        let dt = DemoCatalog.mediaSeconds[song.media] * 1000
+        func music(_ bitrate: Int, _ id: Int) -> JSON {
+            ["name": Self.null, "id": song.id * 10 + id, "size": dt / 8 * bitrate / 1000, "extension": "mp3",
+             "sr": 44100, "dfsId": 0, "bitrate": bitrate, "playTime": dt, "volumeDelta": -2.0]
+        }
+        var albumJSON: Any = Self.null
+        if let album {
+            var json = albumRef(album)
+            json["companyId"] = 0
+            json["tags"] = ""
+            json["songs"] = [Any]()
+            json["transName"] = Self.null
+            json["onSale"] = false
+            json["mark"] = 0
+            albumJSON = json
+        }
         return [
-            "id": song.id, "name": song.name,
+            "id": song.id, "name": song.name, "position": song.no, "disc": song.cd, "no": song.no,
             "artists": song.artistIDs.map { id -> JSON in
-                var ref = artistRef(id)
-                ref["picUrl"] = Self.null
-                ref["img1v1Url"] = picURL(catalog.artists[id]?.picID ?? DemoCatalog.cloudPicID)
-                return ref
+                guard let artist = catalog.artists[id] else { return artistRef(id) }
+                var json = self.artist(artist)
+                json["followed"] = nil
+                return json
             },
-            "album": album.map { self.albumRef($0) } ?? Self.null,
-            "duration": DemoCatalog.mediaSeconds[song.media] * 1000, "copyrightId": 1, "status": 0,
+            "album": albumJSON, "duration": dt, "copyrightId": 1, "status": song.unavailable ? -200 : 0,
             "alias": song.alias, "rtype": 0, "ftype": 0, "mvid": 0, "fee": song.fee, "rUrl": Self.null, "mark": 0,
+            "starred": false, "popularity": 100, "score": 100, "starredNum": 0, "playedNum": 0, "dayPlays": 0,
+            "hearTime": 0, "ringtone": Self.null, "crbt": Self.null, "audition": Self.null, "copyFrom": "",
+            "commentThreadId": "R_SO_4_\(song.id)", "rtUrl": Self.null, "rtUrls": [Any](), "copyright": 1,
+            "transName": Self.null, "sign": Self.null, "originCoverType": 0, "originSongSimpleData": Self.null,
+            "single": 0, "noCopyrightRcmd": Self.null, "rurl": Self.null, "mp3Url": Self.null,
+            "hMusic": music(320000, 1), "mMusic": music(192000, 2), "lMusic": music(128000, 3),
+            "bMusic": music(128000, 3),
         ]
     }
 
@@ -134,7 +157,7 @@ struct Shapes {
         return [
             "userId": user.id, "nickname": user.nickname, "avatarUrl": picURL(user.avatarPicID),
             "avatarImgId": user.avatarPicID, "avatarImgIdStr": String(user.avatarPicID),
-            "avatarImgId_str": String(user.avatarPicID), "vipType": user.vipType, "userType": id == 1 ? 2 : 0,
+            "avatarImgId_str": String(user.avatarPicID), "backgroundImgIdStr": "0", "vipType": user.vipType, "userType": id == 1 ? 2 : 0,
             "signature": "", "defaultAvatar": false, "province": 110000, "city": 110101, "gender": 0,
             "authStatus": 0, "followed": false, "accountStatus": 0, "birthday": 0, "description": "",
             "detailDescription": "", "backgroundImgId": 0, "backgroundUrl": Self.null, "authority": 0,
