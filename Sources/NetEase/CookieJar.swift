@@ -36,6 +36,9 @@ public final class CookieJar: Sendable, CustomStringConvertible {
         self.file = file
         var loaded: [String: Cookie] = [:]
         if let file, FileManager.default.fileExists(atPath: file) {
+            // A jar copied in by hand may be readable by others; it holds the login, so it is narrowed at once.
+            var info = stat()
+            if stat(file, &info) == 0, info.st_mode & 0o077 != 0 { chmod(file, 0o600) }
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
             if !data.isEmpty {
                 let decoder = JSONDecoder()

@@ -25,3 +25,28 @@ extension NetEaseClient {
         return (playlist, ids.compactMap { known[$0] })
     }
 }
+
+extension NetEaseClient {
+    /// Every playlist of `user_playlist`, page after page until `more` is false (at most `maximumPages`, so a
+    /// server that always says "more" cannot loop forever).
+    public func allUserPlaylists(userID: Int64, pageSize: Int = 1000, maximumPages: Int = 20)
+        throws(NetEaseError) -> [NetEasePlaylist]
+    {
+        var playlists: [NetEasePlaylist] = []
+        for page in 0..<maximumPages {
+            let response = try send(PlaylistEndpoints.UserPlaylists(
+                userID: userID, page: NetEasePage(limit: pageSize, offset: page * pageSize)))
+            playlists += response.playlists
+            if !response.more || response.playlists.isEmpty { break }
+        }
+        return playlists
+    }
+}
+
+extension NetEasePlaylist {
+    /// The user's "liked songs" (我喜欢的音乐): `specialType` 5 and created by that user (others' liked lists can
+    /// show up among subscriptions).
+    public func isLikedSongs(of userID: Int64) -> Bool {
+        specialType == 5 && creator?.id == userID
+    }
+}

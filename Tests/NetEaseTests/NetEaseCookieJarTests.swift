@@ -82,6 +82,17 @@ import Testing
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
+    @Test func aWiderFileIsNarrowedOnLoad() throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data("[]".utf8).write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o644)
+        _ = try CookieJar(file: file)
+        var info = stat()
+        #expect(stat(file, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
     @Test func descriptionsNeverShowValues() throws {
         let jar = try CookieJar()
         try jar.merge(setCookieHeaders: ["MUSIC_U=topsecret; Max-Age=100"])

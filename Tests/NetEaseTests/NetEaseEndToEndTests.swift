@@ -98,6 +98,19 @@ import Testing
         #expect(api.requests[1].params["c"] == #"[{"id":115502},{"id":33894312}]"#)
     }
 
+    @Test func userPlaylistsArePagedUntilNoMore() throws {
+        let api = try FakeAPI { request in
+            let offset = request.params["offset"]?.intValue ?? 0
+            let more = offset == 0
+            return .init(#"{"code":200,"more":\#(more),"playlist":[{"id":\#(offset + 1),"name":"p","specialType":5,"creator":{"userId":7}}]}"#)
+        }
+        let playlists = try api.client().allUserPlaylists(userID: 7, pageSize: 2)
+        #expect(playlists.map(\.id) == [1, 3])
+        #expect(api.requests.map { $0.params["offset"] } == [0, 2])
+        #expect(playlists[0].isLikedSongs(of: 7))
+        #expect(!playlists[0].isLikedSongs(of: 8))
+    }
+
     @Test func songDetailsGoInBatchesOf500() throws {
         let api = try FakeAPI { _ in .init(#"{"code":200,"songs":[],"privileges":[]}"#) }
         _ = try api.client().songDetails(ids: (1...1200).map(Int64.init))
