@@ -65,8 +65,11 @@ enum FilterSQL {
     static func tagCondition(_ tag: TagName, _ match: StringMatch) -> SQL {
         let chain = filterChain(tag)
         let condition = valueCondition(match)
+        // A case-folded comparison reads `value_folded`, which only the rows hold: one pass over the table beats
+        // the `(tag, value)` index plus a lookup by key per row, so `+tag` keeps SQLite off the index.
+        let tagColumn = match.foldCase && match.kind != .regex ? "+tag" : "tag"
         func matching(_ t: TagName) -> SQL {
-            "s.id IN (SELECT song_id FROM song_tag WHERE tag = \(t.rawValue) AND \(condition))"
+            "s.id IN (SELECT song_id FROM song_tag WHERE \(sql: tagColumn) = \(t.rawValue) AND \(condition))"
         }
         let sql: SQL
         if chain.count == 1, !match.value.isEmpty {

@@ -175,7 +175,7 @@ public final class LibraryQueries: Sendable {
     }
 
     private static func firstValue(_ tag: TagName) -> String {
-        "(SELECT value FROM song_tag WHERE song_id = s.id AND tag = \(tag.rawValue) ORDER BY position LIMIT 1)"
+        "(SELECT value FROM song_tag WHERE song_id = s.id AND +tag = \(tag.rawValue) ORDER BY position LIMIT 1)"
     }
 
     /// The matching songs (id and URI) in MPD's walk order, stably sorted by the sort key, cut to the window.
@@ -221,11 +221,14 @@ public final class LibraryQueries: Sendable {
                     first[key] = (position, row[3])
                 }
             }
-            let select = "SELECT song_id, tag, position, value FROM song_tag WHERE tag IN (\(tags))"
             if index.count > 5000 {
-                try collect(select)
+                try collect("SELECT song_id, tag, position, value FROM song_tag WHERE tag IN (\(tags))")
             } else {
-                for chunk in chunks(Array(index.keys)) { try collect(select + " AND song_id IN (\(chunk))") }
+                // By key, song by song (`+tag` keeps SQLite off the `(tag, value)` index, which would read every
+                // album, disc and track row of the library).
+                for chunk in chunks(Array(index.keys)) {
+                    try collect("SELECT song_id, tag, position, value FROM song_tag WHERE song_id IN (\(chunk)) AND +tag IN (\(tags))")
+                }
             }
             for (key, entry) in first {
                 guard let i = index[key >> 6] else { continue }

@@ -1,0 +1,83 @@
+import FFmpegDecoder
+import Foundation
+import GRDB
+@testable import Library
+import Logging
+import Testing
+
+/// Schema upgrades of existing database files, and the `(tag, value)` index an update may drop while it writes.
+@Suite struct LibrarySchemaTests {
+    static func temporaryPath() throws -> (directory: URL, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nosignal-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, directory.appendingPathComponent("database.sqlite").path)
+    }
+
+    static func hasTagIndex(_ writer: any DatabaseWriter) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?)",
+                              arguments: [LibraryDatabase.tagIndexName]) ?? false
+        }
+    }
+
+    @Test func aDatabaseFromBeforeTheClusteredTagTableKeepsItsTags() throws {
+        let (directory, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            // The schema as it was before "v4-song-tag-clustered", with a song.
+            let queue = try DatabaseQueue(path: path)
+            try LibraryDatabase.migrator.migrate(queue, upTo: "queries-v1-tag-presence-index")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO directory (path, parent_id) VALUES ('a', 1)")
+                try db.execute(sql: "INSERT INTO song (uri, directory_id, duration) VALUES ('a/x.flac', 2, 1.5)")
+                for (position, (tag, value)) in [(0, "B"), (0, "A"), (6, "Title"), (2, "Ålbum")].enumerated() {
+                    try db.execute(sql: """
+                        INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (1, ?, ?, ?, ?)
+                        """, arguments: [tag, position, value, CaseFolding.fold(value)])
+                }
+            }
+        }
+        let database = try LibraryDatabase(path: path)
+        #expect(try database.schemaVersion().contains("v4-song-tag-clustered"))
+        let library = MusicLibrary(database: database, musicDirectory: directory.path, inspector: FFmpegInspector(),
+                                   logger: Logger(label: "test"))
+        let song = try #require(try library.song(uri: "a/x.flac"))
+        #expect(song.tags.map(\.name) == ["Artist", "Artist", "Title", "Album"])
+        #expect(song.tags.map(\.value) == ["B", "A", "Title", "Ålbum"])
+        #expect(try Self.hasTagIndex(database.writer))
+        let indexes = try database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'song_tag'")
+        }
+        #expect(indexes == [LibraryDatabase.tagIndexName])
+        // Deleting the song still takes its tags along (the foreign key on the new table).
+        try database.writer.write { db in try db.execute(sql: "DELETE FROM song") }
+        #expect(try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song_tag") } == 0)
+    }
+
+    @Test func openingPutsBackADroppedTagIndex() throws {
+        let (directory, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let database = try LibraryDatabase(path: path)
+            try database.writer.write { db in try db.execute(sql: "DROP INDEX \(LibraryDatabase.tagIndexName)") }
+            #expect(try !Self.hasTagIndex(database.writer))
+        }
+        #expect(try Self.hasTagIndex(try LibraryDatabase(path: path).writer))
+    }
+
+    /// The first scan writes in bulk mode (no index while it writes); the index is back when the update ends, and
+    /// a scan that adds fewer songs than the database holds keeps it all along.
+    @Test func updatesEndWithTheTagIndex() throws {
+        let fixture = try GeneratedLibrary()
+        let writer = fixture.library.database.writer
+        #expect(try Self.hasTagIndex(writer))
+        let autocheckpoint = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
+        #expect(autocheckpoint == LibraryDatabase.walAutocheckpoint)
+        try fixture.library.runUpdate(uri: "", discard: true)
+        #expect(try Self.hasTagIndex(writer))
+        let found = try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song_tag WHERE tag = 0 AND value = 'Alpha'")
+        }
+        #expect((found ?? 0) > 0)
+    }
+}
