@@ -7,7 +7,26 @@ public enum CaseFolding {
     /// case-folded, lowercasing its uppercase mapping gives Unicode's full folding (`ß` → `SS` → `ss`, `ſ` → `s`,
     /// `ς` → `σ`); scalars that do not change (such as the dotless `ı`) are kept.
     public static func fold(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) }) { return text }
+        var ascii = true
+        var upper = false
+        for byte in text.utf8 {
+            if byte >= 0x80 {
+                ascii = false
+                break
+            }
+            if byte >= 0x41 && byte <= 0x5A { upper = true }
+        }
+        if ascii {
+            // Most tags: ASCII folds bytewise (the scanner folds every tag value it stores).
+            guard upper else { return text }
+            let count = text.utf8.count
+            return String(unsafeUninitializedCapacity: count) { buffer in
+                for (index, byte) in text.utf8.enumerated() {
+                    buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                }
+                return count
+            }
+        }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if scalar.value < 0x80 {

@@ -106,7 +106,7 @@ struct Scanner {
         }
         var files: [(String, stat)] = []
         var directories: [(String, stat)] = []
-        for name in names where !name.contains("\n") {
+        for name in names where !name.utf8.contains(0x0A) {
             var info = stat()
             guard stat(path + "/" + name, &info) == 0 else { continue } // dangling symlink
             switch info.st_mode & S_IFMT {

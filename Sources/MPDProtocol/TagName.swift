@@ -21,6 +21,18 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
     private static let byLowercasedName: [String: TagName] = Dictionary(
         uniqueKeysWithValues: allCases.map { ($0.mpdName.lowercased(), $0) })
 
+    private static let byName: [String: TagName] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.mpdName, $0) })
+
+    /// `init(parsing:)` for a `String`: the canonical spelling (what songs store and most clients send) is looked up
+    /// as it is, without building a folded copy; the scanner and every song block parse each tag name.
+    public init?(parsing name: String) {
+        if let tag = Self.byName[name] {
+            self = tag
+            return
+        }
+        self.init(parsing: Substring(name))
+    }
+
     /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument. Only ASCII
     /// letters fold (MPD uses `strcasecmp`), so the Kelvin sign is not a `k`.
     public init?(parsing name: some StringProtocol) {
