@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        /// QR codes for `nosignal login` (libqrencode).
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CShim", dependencies: ["CFFmpeg", "CCurl"]),
 
         // The pure centre.
@@ -42,7 +44,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .target(name: "NetEase", dependencies: [
-            "PlayerCore", "CCurl", "CCrypto", "CShim",
+            "PlayerCore", "CCurl", "CCrypto", "CShim", "CQREncode",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CShim"], swiftSettings: swiftSettings),

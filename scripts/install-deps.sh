@@ -4,8 +4,8 @@
 #   scripts/install-deps.sh test    — plus what the tests drive (real MPD, mpc, ncmpcpp, python-mpd2, ffmpeg, …)
 set -euo pipefail
 build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libasound2-dev libcurl4-openssl-dev
-       libsqlite3-dev libssl-dev pkg-config)
-test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl)
+       libsqlite3-dev libssl-dev libqrencode-dev pkg-config)
+test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl qrencode)
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
 missing=()
