@@ -82,6 +82,10 @@ extension FakeNetEaseServer {
         Endpoint(path: "/api/artist/sublist", access: .login, handler: artistSublist),
         Endpoint(path: "/api/v1/play/record", access: .login, handler: userRecord),
         Endpoint(path: "/api/v1/cloud/get", access: .login, handler: userCloud),
+        Endpoint(path: "/api/playlist/create", access: .login, handler: playlistCreate),
+        Endpoint(path: "/api/playlist/remove", access: .login, handler: playlistRemove),
+        Endpoint(path: "/api/playlist/manipulate/tracks", access: .login, handler: playlistTracks),
+        Endpoint(path: "/api/v1/playlist/manipulate/tracks", access: .login, handler: playlistTracks),
         Endpoint(path: "/api/play-record/song/list", access: .login, handler: recentSongs),
         Endpoint(path: "/api/feedback/weblog", access: .guest, handler: scrobble),
     ]
@@ -452,22 +456,19 @@ extension FakeNetEaseServer {
         let catalog = context.catalog
         let ids: [Int]
         if uid == catalog.account.id {
-            ids = catalog.ownPlaylistIDs + catalog.subscribedPlaylistIDs
+            ids = context.server.ownPlaylistIDs + catalog.subscribedPlaylistIDs
         } else {
             ids = catalog.playlists.values.filter { $0.creatorID == uid }.map(\.id).sorted()
         }
         let limit = max(1, context.int("limit") ?? 30)
         let offset = max(0, context.int("offset") ?? 0)
-        let page = ids.dropFirst(offset).prefix(limit).compactMap { catalog.playlists[$0] }
+        let page = ids.dropFirst(offset).prefix(limit).compactMap { context.server.playlist($0) }
         var summaries = page.map(context.shapes.playlistSummary)
         if uid == catalog.account.id {
             // Seen from the account itself: own playlists are not "subscribed"; the others are.
             for index in summaries.indices {
-                summaries[index]["subscribed"] = !catalog.ownPlaylistIDs.contains(page[index].id)
+                summaries[index]["subscribed"] = !context.server.ownPlaylistIDs.contains(page[index].id)
             }
-        }
-        if let index = page.firstIndex(where: { $0.specialType == 5 }) {
-            summaries[index]["trackCount"] = context.server.likedSongIDs.count
         }
         return Reply(json: ["version": "0", "more": offset + page.count < ids.count, "playlist": summaries,
                             "code": 200])
@@ -475,8 +476,7 @@ extension FakeNetEaseServer {
 
     static func playlistDetail(_ context: Context) -> Reply {
         guard let id = context.int("id") else { return .code(400, "参数错误") }
-        guard var playlist = context.catalog.playlists[id] else { return .code(404, "歌单不存在") }
-        if playlist.specialType == 5 { playlist.trackIDs = context.server.likedSongIDs }
+        guard let playlist = context.server.playlist(id) else { return .code(404, "歌单不存在") }
         let options = context.server.options
         let own = playlist.creatorID == context.catalog.account.id && context.viewer.isUser
         var limit = own ? options.ownPlaylistTrackLimit
@@ -679,5 +679,72 @@ extension FakeNetEaseServer {
               logs.allSatisfy({ $0["action"] is String && $0["json"] is [String: Any] })
         else { return .code(400, "参数错误") }
         return Reply(json: ["code": 200, "data": "success", "message": ""])
+    }
+
+    // MARK: Playlist editing
+
+    static func playlistCreate(_ context: Context) -> Reply {
+        guard let name = context.string("name"), !name.isEmpty else { return .code(400, "参数错误") }
+        let server = context.server
+        let playlist: DemoCatalog.Playlist = server.lock.withLock {
+            let id = (server.playlists.keys.filter { $0 >= 2_000_000_000 && $0 < 2_000_000_100 }.max() ?? 2_000_000_002) + 1
+            let playlist = DemoCatalog.Playlist(id: id, name: name, creatorID: context.catalog.account.id,
+                                                specialType: 0, trackIDs: [], description: nil,
+                                                picID: 109951166000000000 + Int64(id % 1_000_000), playCount: 0,
+                                                tags: [])
+            server.playlists[id] = playlist
+            // NetEase lists a new playlist right after the liked-songs one.
+            server.ownPlaylists.insert(id, at: min(1, server.ownPlaylists.count))
+            return playlist
+        }
+        return Reply(json: ["code": 200, "id": playlist.id, "playlist": context.shapes.playlistSummary(playlist)])
+    }
+
+    /// `ids` is `'[pid]'`; only the account's own playlists (never the liked-songs one) can go.
+    static func playlistRemove(_ context: Context) -> Reply {
+        guard let ids = songIDs(context.params["ids"]) ?? context.int("id").map({ [$0] }), !ids.isEmpty else {
+            return .code(400, "参数错误")
+        }
+        let server = context.server
+        let allowed = server.lock.withLock {
+            ids.allSatisfy { id in server.ownPlaylists.contains(id) && server.playlists[id]?.specialType != 5 }
+        }
+        guard allowed else { return .code(401, "没有权限") }
+        server.lock.withLock {
+            for id in ids {
+                server.playlists[id] = nil
+                server.ownPlaylists.removeAll { $0 == id }
+            }
+        }
+        return Reply(json: ["code": 200])
+    }
+
+    /// `playlist_tracks`: `{op:add|del, pid, trackIds:'["id",…]'}`. Others' playlists answer 401; adding a song
+    /// already there answers 502 ("歌单内歌曲重复"), as NetEase does.
+    static func playlistTracks(_ context: Context) -> Reply {
+        guard let op = context.string("op"), op == "add" || op == "del", let pid = context.int("pid"),
+              let ids = songIDs(context.params["trackIds"]), !ids.isEmpty
+        else { return .code(400, "参数错误") }
+        let server = context.server
+        return server.lock.withLock {
+            guard var playlist = server.playlists[pid] else { return .code(404, "歌单不存在") }
+            guard server.ownPlaylists.contains(pid) else { return .code(401, "没有权限") }
+            var tracks = playlist.specialType == 5 ? server.liked : playlist.trackIDs
+            if op == "add" {
+                let fresh = ids.filter { context.catalog.songs[$0] != nil && !tracks.contains($0) }
+                guard !fresh.isEmpty else { return .code(502, "歌单内歌曲重复") }
+                tracks = fresh.reversed() + tracks
+            } else {
+                tracks.removeAll { ids.contains($0) }
+            }
+            if playlist.specialType == 5 {
+                server.liked = tracks
+            } else {
+                playlist.trackIDs = tracks
+                server.playlists[pid] = playlist
+            }
+            return Reply(json: ["code": 200, "trackIds": "[" + tracks.map(String.init).joined(separator: ",") + "]",
+                                "count": tracks.count, "cloudCount": 0])
+        }
     }
 }

@@ -116,12 +116,17 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     var guests: [String: Int] = [:]
     var issuedURLs: [String: (issued: Date, media: Int, flac: Bool, song: Int)] = [:]
     var liked: [Int]
+    /// The playlists as edited by `playlist_create`/`_delete`/`_tracks` (the catalog's at start).
+    var playlists: [Int: DemoCatalog.Playlist]
+    var ownPlaylists: [Int]
     let pictures: Set<Int64>
 
     public init(options: Options) throws {
         self.options = options
         catalog = .demo
         liked = catalog.likedSongIDs
+        playlists = catalog.playlists
+        ownPlaylists = catalog.ownPlaylistIDs
         pictures = catalog.pictureIDs
         media = try MediaFiles.prepare(in: options.dataDirectory)
         sessions[Self.demoSession.musicU] = (Self.demoSession.csrf, false)
@@ -170,6 +175,18 @@ public final class FakeNetEaseServer: @unchecked Sendable {
 
     /// The liked songs as they are now (`like` changes them).
     public var likedSongIDs: [Int] { lock.withLock { liked } }
+
+    /// A playlist as it is now: edits applied, the liked-songs one following `like`.
+    public func playlist(_ id: Int) -> DemoCatalog.Playlist? {
+        lock.withLock {
+            guard var playlist = playlists[id] else { return nil }
+            if playlist.specialType == 5 { playlist.trackIDs = liked }
+            return playlist
+        }
+    }
+
+    /// The account's own playlists now (the liked-songs one first, then created ones, then the rest).
+    public var ownPlaylistIDs: [Int] { lock.withLock { ownPlaylists } }
 
     // MARK: Dispatch
 

@@ -212,3 +212,62 @@ extension EndpointTests {
         #expect(json.array("songs").count == 40)
     }
 }
+
+extension EndpointTests {
+    @Test func playlistEditing() throws {
+        let created = try user("/api/playlist/create", ["name": "新建歌单 ✨", "privacy": "0", "type": "NORMAL"])
+        let id = try #require(created.int("id"))
+        #expect(created.object("playlist")?.string("name") == "新建歌单 ✨")
+        let mine = try user("/api/user/playlist", ["uid": 10000001]).array("playlist")
+        #expect(mine.map { $0.int("id") }.prefix(2) == [2_000_000_000, id])
+
+        let added = try user("/api/playlist/manipulate/tracks",
+                             ["op": "add", "pid": id, "trackIds": #"["5000011","5000021"]"#, "imme": "true"])
+        #expect(added.int("count") == 2)
+        #expect(try harness.weapi("/api/playlist/manipulate/tracks",
+                                  ["op": "add", "pid": id, "trackIds": #"["5000011"]"#], cookies: me).code == 502)
+        _ = try user("/api/playlist/manipulate/tracks", ["op": "del", "pid": id, "trackIds": #"["5000021"]"#])
+        let detail = try user("/api/v6/playlist/detail", ["id": id]).object("playlist")
+        #expect(detail?.array("trackIds").map { $0.int("id") } == [5_000_011])
+
+        // Subscribed playlists are not the account's to edit.
+        #expect(try harness.weapi("/api/playlist/manipulate/tracks",
+                                  ["op": "add", "pid": 2_000_000_100, "trackIds": #"["5000011"]"#],
+                                  cookies: me).code == 401)
+        #expect(try harness.weapi("/api/playlist/remove", ["ids": "[2000000100]"], cookies: me).code == 401)
+        #expect(try harness.weapi("/api/playlist/remove", ["ids": "[2000000000]"], cookies: me).code == 401)
+        _ = try user("/api/playlist/remove", ["ids": "[\(id)]"])
+        #expect(try harness.weapi("/api/v6/playlist/detail", ["id": id], cookies: me).code == 404)
+    }
+
+    /// Key fields of the reference samples (song_detail.json, song_url_v1.json, user_playlist.json) are all there.
+    @Test func answersCarryTheSamplesKeys() throws {
+        let songKeys = ["name", "id", "pst", "t", "ar", "alia", "pop", "st", "rt", "fee", "v", "crbt", "cf", "al", "dt",
+                        "h", "m", "l", "sq", "hr", "a", "cd", "no", "rtUrl", "ftype", "rtUrls", "djId", "copyright",
+                        "s_id", "mark", "originCoverType", "originSongSimpleData", "resourceState", "single",
+                        "noCopyrightRcmd", "mst", "cp", "mv", "rtype", "rurl", "publishTime"]
+        let privilegeKeys = ["id", "fee", "payed", "st", "pl", "dl", "sp", "cp", "subp", "cs", "maxbr", "fl", "toast",
+                             "flag", "preSell", "playMaxbr", "downloadMaxbr", "maxBrLevel", "playMaxBrLevel",
+                             "downloadMaxBrLevel", "plLevel", "dlLevel", "flLevel", "rscl", "freeTrialPrivilege",
+                             "chargeInfoList"]
+        let detail = try user("/api/v3/song/detail", ["c": #"[{"id":5000011}]"#])
+        let song = try #require(detail.array("songs").first)
+        #expect(songKeys.filter { song[$0] == nil } == [])
+        #expect(["id", "name", "picUrl", "tns", "pic_str", "pic"].filter { song.object("al")?[$0] == nil } == [])
+        let privilege = try #require(detail.array("privileges").first)
+        #expect(privilegeKeys.filter { privilege[$0] == nil } == [])
+
+        let urlKeys = ["id", "url", "br", "size", "md5", "code", "expi", "type", "gain", "peak", "fee", "payed",
+                       "flag", "freeTrialInfo", "level", "encodeType", "freeTrialPrivilege", "time", "musicId", "sr",
+                       "freeTimeTrialPrivilege", "urlSource", "rightSource"]
+        let url = try #require(try harness.eapi("/api/song/enhance/player/url/v1", ["ids": "[5000011]", "level": "standard"],
+                                                cookies: me).json.array("data").first)
+        #expect(urlKeys.filter { url[$0] == nil } == [])
+
+        let playlistKeys = ["subscribers", "subscribed", "creator", "userId", "privacy", "id", "name", "specialType",
+                            "trackCount", "playCount", "coverImgId", "coverImgUrl", "coverImgId_str", "createTime",
+                            "updateTime", "trackUpdateTime", "commentThreadId", "description", "tags", "ordered"]
+        let playlist = try #require(try user("/api/user/playlist", ["uid": 10000001]).array("playlist").first)
+        #expect(playlistKeys.filter { playlist[$0] == nil } == [])
+    }
+}
