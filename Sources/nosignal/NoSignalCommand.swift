@@ -15,7 +15,7 @@ struct NoSignalCommand: AsyncParsableCommand {
         commandName: "nosignal",
         abstract: "A music server that speaks the MPD protocol and plays local files and NetEase Cloud Music.",
         version: "nosignal \(version) (MPD protocol \(ServerSettings().protocolVersion))",
-        subcommands: [Serve.self, CheckConfig.self, Probe.self],
+        subcommands: [Serve.self, CheckConfig.self, Probe.self, Login.self, Logout.self, WhoAmI.self],
         defaultSubcommand: Serve.self
     )
 }

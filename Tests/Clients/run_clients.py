@@ -438,6 +438,41 @@ def httpd_stream(_):
         s.stop()
 
 
+@check("nosignal login (QR, against the fake NetEase), whoami, logout; the cookie file is 0600 and no cookie is printed")
+def netease_login(_):
+    directory = tempfile.mkdtemp(prefix="nosignal-clients-")
+    fake_binary = os.path.join(os.path.dirname(BINARY), "fake-netease")
+    port = free_port()
+    fake = subprocess.Popen([fake_binary, "--port", str(port), "--key", f"{directory}/private.pem", "--qr-auto"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = [fake.stdout.readline() for _ in range(5)]
+        public = next(line.split(" ", 2)[2].strip() for line in lines if line.startswith("public key "))
+        music_u = next(line.split()[2] for line in lines if line.startswith("demo MUSIC_U "))
+        conf = os.path.join(directory, "nosignal.conf")
+        with open(conf, "w") as f:
+            f.write(f'data_directory "{directory}/data"\nnetease {{\n api_url "http://127.0.0.1:{port}"\n'
+                    f' eapi_url "http://127.0.0.1:{port}"\n weapi_public_key "{public}"\n}}\n')
+        out = subprocess.run([BINARY, "login", "--config", conf, "--timeout", "30"], capture_output=True, text=True,
+                             timeout=60)
+        expect(out.returncode == 0 and "Logged in as demo_user" in out.stdout and "█" in out.stdout,
+               out.stdout[-500:] + out.stderr)
+        expect("Scanned by demo_user" in out.stdout, out.stdout[-300:])
+        cookie_file = os.path.join(directory, "data", "netease-cookies")
+        mode = os.stat(cookie_file).st_mode & 0o777
+        expect(mode == 0o600, f"cookie file mode {oct(mode)}")
+        out = subprocess.run([BINARY, "whoami", "--config", conf], capture_output=True, text=True, timeout=30)
+        expect(out.returncode == 0 and "demo_user" in out.stdout, out.stdout + out.stderr)
+        expect(music_u not in out.stdout + out.stderr, "a cookie value was printed")
+        out = subprocess.run([BINARY, "logout", "--config", conf], capture_output=True, text=True, timeout=30)
+        expect(out.returncode == 0, out.stdout + out.stderr)
+        out = subprocess.run([BINARY, "whoami", "--config", conf], capture_output=True, text=True, timeout=30)
+        expect(out.returncode != 0 and "not logged in" in out.stderr, out.stdout + out.stderr)
+    finally:
+        fake.terminate()
+        fake.wait(10)
+
+
 def main():
     server = Server()
     try:
@@ -455,6 +490,7 @@ def main():
     playback_and_restart(None)
     probe(None)
     httpd_stream(None)
+    netease_login(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
