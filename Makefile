@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: run build release test unit-tests client-tests bench fuzz deps test-deps clean
+.PHONY: run build release test unit-tests client-tests bench fuzz demo deps test-deps clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -35,6 +35,11 @@ bench: test-deps release
 	/usr/bin/python3 Benchmarks/status_latency.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/library_bench.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/playback_bench.py .build/release/nosignal
+
+## NoSignal with a fake NetEase account (offline): the fake server and the server on 127.0.0.1:6600.
+demo: test-deps
+	$(SWIFT) build
+	scripts/demo.sh
 
 ## libFuzzer runs of the tokenizer and the filter parser; FUZZ_SECONDS per target (default 600).
 fuzz:
