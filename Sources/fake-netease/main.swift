@@ -14,6 +14,12 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+// A parent may have blocked signals (test runners do) and children inherit the mask: unblock them, so "runs until
+// killed" holds for SIGTERM and SIGINT.
+var signals = sigset_t()
+sigemptyset(&signals)
+sigprocmask(SIG_SETMASK, &signals, nil)
+
 nonisolated(unsafe) var arguments = CommandLine.arguments.dropFirst()
 
 /// Unbuffered, so a script reading the port sees it at once.
