@@ -37,16 +37,17 @@ import Testing
     }
 
     @Test func qrLoginByTime() throws {
-        let harness = try Harness { $0.qrMode = .automatic(scanAfter: 0.3, confirmAfter: 0.6) }
+        // Wide windows (801 for 1 s, 802 until 3 s), so a loaded machine does not skip a state.
+        let harness = try Harness { $0.qrMode = .automatic(scanAfter: 1, confirmAfter: 3) }
+        let created = Date()
         let unikey = try #require(try harness.eapi("/api/login/qrcode/unikey", ["type": 3]).json.string("unikey"))
-        func check() throws -> Int? {
-            try harness.eapi("/api/login/qrcode/client/login", ["key": unikey, "type": 3]).code
+        func check(at seconds: Double) throws -> Int? {
+            Thread.sleep(until: created.addingTimeInterval(seconds))
+            return try harness.eapi("/api/login/qrcode/client/login", ["key": unikey, "type": 3]).code
         }
-        #expect(try check() == 801)
-        Thread.sleep(forTimeInterval: 0.35)
-        #expect(try check() == 802)
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(try check() == 803)
+        #expect(try check(at: 0) == 801)
+        #expect(try check(at: 2) == 802)
+        #expect(try check(at: 3.2) == 803)
     }
 
     @Test func qrCodesExpire() throws {

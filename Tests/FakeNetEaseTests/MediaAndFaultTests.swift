@@ -73,10 +73,10 @@ import Testing
     }
 
     @Test func songURLsExpireWith403() throws {
-        let harness = try Harness { $0.urlLifetime = 1 }
+        let harness = try Harness { $0.urlLifetime = 2 }
         let url = try #require(try songURL(harness, "[5000021]")[0].string("url"))
         #expect(try harness.get(url).status == 200)
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 2.2)
         #expect(try harness.get(url).status == 403)
         // A fresh resolution plays again.
         let again = try #require(try songURL(harness, "[5000021]")[0].string("url"))
