@@ -58,6 +58,12 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         case code(Int)
         /// HTTP 200 with a truncated JSON body.
         case malformedJSON
+        /// The normal answer, that many seconds late.
+        case delay(TimeInterval)
+        /// The connection closes without an answer.
+        case disconnect
+        /// The normal head, then only that many body bytes before the connection closes (for audio downloads).
+        case dropBody(after: Int)
     }
 
     public enum Scheme: String, Sendable {
@@ -193,7 +199,8 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         if request.path.hasPrefix("/__fake/") { return control(request) }
         if request.method == "GET" || request.method == "HEAD" {
-            let response = staticFile(request)
+            var modifier: Fault?
+            let response = Self.modify(staticFile(request, &modifier), modifier)
             record(LoggedRequest(method: request.method, path: request.path, scheme: .other, apiPath: request.path,
                                  paramsText: "{}", cookies: Self.cookies(request.header("cookie")),
                                  headers: request.headers, query: request.query, status: response.status, code: nil))
@@ -202,8 +209,9 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         var entry = LoggedRequest(method: request.method, path: request.path, scheme: .other, apiPath: request.path,
                                   paramsText: "{}", cookies: Self.cookies(request.header("cookie")),
                                   headers: request.headers, query: request.query, status: 200, code: nil)
-        let response = api(request, &entry)
-        entry.status = response.hold ? 0 : response.status
+        var modifier: Fault?
+        let response = Self.modify(api(request, &entry, &modifier), modifier)
+        entry.status = response.hold || response.disconnect ? 0 : response.status
         if entry.code == nil, !response.hold,
            let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] {
             entry.code = Self.intValue(object["code"])
@@ -226,8 +234,22 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         }
     }
 
-    static func faultResponse(_ fault: Fault) -> HTTPResponse {
+    /// The faults that change how the normal answer is sent rather than replacing it.
+    static func modify(_ response: HTTPResponse, _ fault: Fault?) -> HTTPResponse {
+        var response = response
         switch fault {
+        case .delay(let seconds)?: response.delay = seconds
+        case .disconnect?: response.disconnect = true
+        case .dropBody(let count)?: response.dropAfter = count
+        default: break
+        }
+        return response
+    }
+
+    /// The answer replacing the normal one, or nil for the faults `modify` applies.
+    static func faultResponse(_ fault: Fault) -> HTTPResponse? {
+        switch fault {
+        case .delay, .disconnect, .dropBody: nil
         case .timeout: HTTPResponse(status: 0, hold: true)
         case .status(let status):
             .json(#"{"code":\#(status),"message":"\#(status == 405 || status == 406 ? "操作频繁，请稍候再试" : "error")"}"#,
@@ -248,7 +270,7 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     }
 
     /// `/weapi/…`, `/eapi/…` and `/api/…`: decrypt, record, fault, authenticate, route.
-    private func api(_ request: HTTPRequest, _ entry: inout LoggedRequest) -> HTTPResponse {
+    private func api(_ request: HTTPRequest, _ entry: inout LoggedRequest, _ modifier: inout Fault?) -> HTTPResponse {
         let form = FormCoding.decode(String(decoding: request.body, as: UTF8.self))
         var params: [String: Any] = [:]
         var cookies = entry.cookies
@@ -301,7 +323,10 @@ public final class FakeNetEaseServer: @unchecked Sendable {
             return .json(#"{"code":404,"message":"no such api"}"#, status: 404)
         }
 
-        if let fault = takeFault(request.path, entry.apiPath) { return Self.faultResponse(fault) }
+        if let fault = takeFault(request.path, entry.apiPath) {
+            if let replaced = Self.faultResponse(fault) { return replaced }
+            modifier = fault
+        }
 
         guard let endpoint = Self.route(entry.apiPath) else {
             return .json(#"{"code":404,"message":"no such api"}"#, status: 404)

@@ -22,6 +22,12 @@ struct HTTPResponse: Sendable {
     var headers: [(String, String)] = []
     var body: [UInt8] = []
     var hold = false
+    /// Seconds to wait before answering.
+    var delay: TimeInterval = 0
+    /// Close the connection without answering.
+    var disconnect = false
+    /// Send the head and only this many body bytes, then close (a download dropped mid-stream).
+    var dropAfter: Int?
 
     static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json;charset=UTF-8")] + headers,
@@ -122,6 +128,11 @@ final class HTTPListener: @unchecked Sendable {
                 while Date() < until && !isStopped { usleep(20_000) }
                 return
             }
+            if response.disconnect { return }
+            if response.delay > 0 {
+                let until = Date().addingTimeInterval(response.delay)
+                while Date() < until && !isStopped { usleep(10_000) }
+            }
             let close = request.header("connection")?.lowercased() == "close"
             var head = "HTTP/1.1 \(response.status) \(HTTPResponse.reasons[response.status] ?? "Status")\r\n"
             var headers = response.headers
@@ -129,6 +140,10 @@ final class HTTPListener: @unchecked Sendable {
             headers.append(("Connection", close ? "close" : "keep-alive"))
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             head += "\r\n"
+            if let dropAfter = response.dropAfter {
+                _ = send(client, Array(head.utf8)) && send(client, Array(response.body.prefix(dropAfter)))
+                return
+            }
             guard send(client, Array(head.utf8)),
                   request.method == "HEAD" || send(client, response.body) else { return }
             if close { return }

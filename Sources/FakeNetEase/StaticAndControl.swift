@@ -6,9 +6,10 @@ extension FakeNetEaseServer {
     /// `GET` of the audio URLs `song_url` hands out (`/<yyyyMMddHHmmss>/<md5>/jdymusic/obj/<id>.mp3`: 403 once
     /// older than `urlLifetime`, 404 when never issued; `Range: bytes=` answered with 206) and of cover pictures
     /// (`/<token>==/<picId>.jpg`, any `?param=` size).
-    func staticFile(_ request: HTTPRequest) -> HTTPResponse {
+    func staticFile(_ request: HTTPRequest, _ modifier: inout Fault?) -> HTTPResponse {
         if let fault = takeFault(request.path) {
-            return Self.faultResponse(fault)
+            if let replaced = Self.faultResponse(fault) { return replaced }
+            modifier = fault
         }
         let parts = request.path.split(separator: "/").map(String.init)
         if parts.count == 5, parts[2] == "jdymusic", parts[3] == "obj" {
@@ -51,7 +52,8 @@ extension FakeNetEaseServer {
     // MARK: Control API over HTTP
 
     /// For scripts and `make demo` (the tests call the methods directly):
-    /// - `POST /__fake/fault` `{"path":"/api/v3/song/detail","fault":"timeout|status|code|malformed","value":405,"count":1}`
+    /// - `POST /__fake/fault` `{"path":"/api/v3/song/detail","fault":"timeout|status|code|malformed|delay|disconnect|drop",
+    ///   "value":405,"count":1}` (`value`: the status, the code, seconds of delay, or body bytes before the drop)
     /// - `POST /__fake/qr` `{"key":"<unikey>" or "latest","state":"waiting|scanned|confirmed|expired"}`
     /// - `GET /__fake/log` → the request log as JSON; `POST /__fake/reset` clears the log and the faults
     /// - `GET /__fake/session` → the demo account's ready-made cookies (`MUSIC_U`, `__csrf`)
@@ -75,7 +77,13 @@ extension FakeNetEaseServer {
             case ("malformed", _), ("malformedJSON", _): fault = .malformedJSON
             case ("status", let value?): fault = .status(value)
             case ("code", let value?): fault = .code(value)
-            default: return bad("fault is timeout, status (with value), code (with value) or malformed")
+            case ("delay", _):
+                guard let seconds = (body["value"] as? NSNumber)?.doubleValue else { return bad("delay needs seconds") }
+                fault = .delay(seconds)
+            case ("disconnect", _): fault = .disconnect
+            case ("drop", let value?): fault = .dropBody(after: value)
+            default:
+                return bad("fault is timeout, status (value), code (value), malformed, delay (value), disconnect or drop (value)")
             }
             inject(fault, for: path, count: Self.intValue(body["count"]) ?? 1)
             return ok()

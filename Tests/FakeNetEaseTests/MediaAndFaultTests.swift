@@ -133,9 +133,31 @@ import Testing
     @Test func faultsOnAudioURLs() throws {
         let harness = try Harness()
         let url = try #require(try songURL(harness, "[5000011]")[0].string("url"))
+        let full = try harness.get(url)
         harness.server.inject(.status(404), for: "/", count: 1)
         #expect(try harness.get(url).status == 404)
         #expect(try harness.get(url).status == 200)
+        // A download that drops after 1000 bytes: the head promises the whole file.
+        harness.server.inject(.dropBody(after: 1000), for: "/")
+        let dropped = try harness.get(url)
+        #expect(dropped.status == 200)
+        #expect(dropped.header("Content-Length") == String(full.body.count))
+        #expect(dropped.body.count == 1000)
+        harness.server.inject(.disconnect, for: "/")
+        #expect(throws: (any Error).self) { try harness.get(url) }
+    }
+
+    @Test func delayedAnswersArriveLate() throws {
+        let harness = try Harness()
+        harness.server.inject(.delay(0.6), for: "/api/toplist")
+        let started = Date()
+        let answer = try harness.weapi("/api/toplist", cookies: Harness.demoCookies)
+        #expect(answer.code == 200)
+        #expect(Date().timeIntervalSince(started) >= 0.6)
+        #expect(throws: TimedOut.self) {
+            harness.server.inject(.delay(2), for: "/api/toplist")
+            _ = try harness.weapi("/api/toplist", cookies: Harness.demoCookies, timeout: 0.3)
+        }
     }
 
     @Test func controlAPIOverHTTP() throws {
