@@ -220,7 +220,15 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         return response
     }
 
-    private func record(_ entry: LoggedRequest) { lock.withLock { log.append(entry) } }
+    /// The log keeps the newest entries only, so a long `make demo` session does not grow without bound.
+    static let logLimit = 10_000
+
+    private func record(_ entry: LoggedRequest) {
+        lock.withLock {
+            log.append(entry)
+            if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+        }
+    }
 
     /// Takes one use of the first fault matching the path, if any.
     func takeFault(_ paths: String...) -> Fault? {

@@ -37,7 +37,7 @@ struct Shapes {
         return ["id": artist.id, "name": artist.name, "tns": [Any](), "alias": artist.alias, "alia": artist.alias]
     }
 
-    func quality(_ br: Int, _ song: DemoCatalog.Song, _ size: Int) -> JSON {
+    func quality(_ br: Int, _ size: Int) -> JSON {
         ["br": br, "fid": 0, "size": size, "vd": -2.0, "sr": 44100]
     }
 
@@ -57,9 +57,9 @@ struct Shapes {
                 "tns": [Any](), "pic_str": String(picID), "pic": picID,
             ] as JSON,
             "dt": dt,
-            "h": quality(320000, song, kbytes * 320), "m": quality(192000, song, kbytes * 192),
-            "l": quality(128000, song, kbytes * 128),
-            "sq": song.lossless ? quality(900000, song, kbytes * 900) : Self.null,
+            "h": quality(320000, kbytes * 320), "m": quality(192000, kbytes * 192),
+            "l": quality(128000, kbytes * 128),
+            "sq": song.lossless ? quality(900000, kbytes * 900) : Self.null,
             "hr": Self.null, "a": Self.null, "cd": song.cloud ? Self.null : song.cd, "no": song.no,
             "rtUrl": Self.null, "ftype": 0, "rtUrls": [Any](), "djId": 0, "copyright": 1, "s_id": 0,
             "mark": song.lossless ? 17_179_869_184 : 8192, "originCoverType": 0,
