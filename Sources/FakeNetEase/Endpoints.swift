@@ -546,7 +546,10 @@ extension FakeNetEaseServer {
 
     static func personalFM(_ context: Context) -> Reply {
         let all = context.catalog.songOrder.filter { !(context.catalog.songs[$0]?.cloud ?? true) }
-        let start = Int.random(in: 0..<all.count)
+        let start: Int = context.server.lock.withLock {
+            defer { context.server.fmCursor += 3 }
+            return context.server.fmCursor
+        }
         let songs = (0..<3).compactMap { context.catalog.songs[all[(start + $0) % all.count]] }
         return Reply(json: ["popAdjust": false, "code": 200, "data": songs.map { song -> [String: Any] in
             var json = context.shapes.oldSong(song)

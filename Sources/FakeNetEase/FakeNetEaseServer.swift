@@ -125,6 +125,8 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     /// The playlists as edited by `playlist_create`/`_delete`/`_tracks` (the catalog's at start).
     var playlists: [Int: DemoCatalog.Playlist]
     var ownPlaylists: [Int]
+    /// Personal FM walks the catalog three songs per call, so its answers are deterministic.
+    var fmCursor = 0
     let pictures: Set<Int64>
 
     public init(options: Options) throws {

@@ -171,6 +171,8 @@ import Testing
         let fm = try user("/api/v1/radio/get")
         #expect(fm.array("data").count == 3)
         #expect(fm.array("data")[0]["artists"] != nil && fm.array("data")[0]["duration"] != nil)
+        #expect(fm.array("data").map { $0.int("id") } == [5_000_011, 5_000_012, 5_000_013])
+        #expect(try user("/api/v1/radio/get").array("data").first?.int("id") == 5_000_014)
     }
 }
 
