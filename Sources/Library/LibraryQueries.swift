@@ -92,17 +92,7 @@ public final class LibraryQueries: Sendable {
                 sql = sql + "SELECT value FROM (" + Self.valuesSQL(tag, songs: everything ? nil : "m", withID: false) + ") ORDER BY value"
                 return try String.fetchAll(db, SQLRequest<String>(literal: sql)).map { [$0] }
             }
-            var sql: SQL = "WITH m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + FilterSQL.condition(expression) + ")"
-            for (i, level) in levels.enumerated() {
-                sql = sql + SQL(sql: ", v\(i) AS (") + Self.valuesSQL(level, songs: "m") + ")"
-            }
-            let columns = levels.indices.map { "v\($0).value" }.joined(separator: ", ")
-            var from = "v0"
-            for i in levels.indices.dropFirst() { from += " JOIN v\(i) ON v\(i).id = v0.id" }
-            sql = sql + SQL(sql: " SELECT DISTINCT \(columns) FROM \(from) ORDER BY \(levels.indices.map { "\($0 + 1)" }.joined(separator: ", "))")
-            return try Row.fetchAll(db, SQLRequest<Row>(literal: sql)).map { row in
-                levels.indices.map { row[$0] as String }
-            }
+            return try Self.groupedValues(levels, expression: expression, db)
         }
     }
 
