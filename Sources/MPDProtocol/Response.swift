@@ -11,9 +11,22 @@ public struct Response: Sendable, Equatable {
     /// (MPD drops such values; a space keeps the line readable).
     public mutating func add(_ key: String, _ value: String) {
         bytes.append(contentsOf: key.utf8)
-        bytes.append(contentsOf: ": ".utf8)
-        for byte in value.utf8 { bytes.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte) }
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        appendValue(value.utf8)
         bytes.append(0x0A)
+    }
+
+    /// Copies the value in one piece, then blanks line breaks in place: appending byte by byte (with a capacity
+    /// check each) was most of the cost of large song lists.
+    private mutating func appendValue(_ value: some Collection<UInt8>) {
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for index in start..<buffer.count where buffer[index] == 0x0A || buffer[index] == 0x0D {
+                buffer[index] = 0x20
+            }
+        }
     }
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) { add(key, String(value)) }
@@ -21,8 +34,9 @@ public struct Response: Sendable, Equatable {
     /// Appends `key: value\n` with the value's bytes as they are (they may not be UTF-8); newlines become spaces.
     public mutating func add(_ key: String, bytes value: [UInt8]) {
         bytes.append(contentsOf: key.utf8)
-        bytes.append(contentsOf: ": ".utf8)
-        for byte in value { bytes.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte) }
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        appendValue(value)
         bytes.append(0x0A)
     }
 
