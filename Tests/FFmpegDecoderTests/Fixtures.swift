@@ -1,24 +1,11 @@
 import FFmpegDecoder
 import Foundation
+import TestTools
 import PlayerCore
 import Testing
 
 /// Runs a command line tool (ffmpeg, ffprobe) and returns its standard output.
-func run(_ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw DecoderError("\(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-    }
-    return data
-}
+func run(_ arguments: [String]) throws -> Data { try CommandLineTool.run(arguments) }
 
 /// What `ffmpeg -i FILE -f FORMAT -` decodes: the reference our decoder must reproduce.
 func ffmpegDecode(_ path: String, format: String = "s16le", extra: [String] = []) throws -> [UInt8] {

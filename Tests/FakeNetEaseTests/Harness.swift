@@ -1,5 +1,6 @@
 import FakeNetEase
 import Foundation
+import TestTools
 import NetEase
 import Testing
 #if canImport(Glibc)
@@ -10,20 +11,8 @@ import Glibc
 /// decrypts with the private half, as the test configuration's `weapi_public_key` will arrange.
 enum TestKeys {
     static let pair: (publicKey: RSAPublicKey, privateKey: RSAPrivateKey) = {
-        let directory = NSTemporaryDirectory() + "fake-netease-tests-" + UUID().uuidString.prefix(8)
-        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        for arguments in [["genrsa", "-out", directory + "/private.pem", "1024"],
-                          ["rsa", "-in", directory + "/private.pem", "-pubout", "-out", directory + "/public.pem"]] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.standardError = FileHandle.nullDevice
-            try! process.run()
-            process.waitUntilExit()
-        }
-        return (try! RSAPublicKey(pem: String(contentsOfFile: directory + "/public.pem", encoding: .utf8)),
-                try! RSAPrivateKey(pem: String(contentsOfFile: directory + "/private.pem", encoding: .utf8)))
+        let pem = try! CommandLineTool.rsaKeyPair()
+        return (try! RSAPublicKey(pem: pem.publicPEM), try! RSAPrivateKey(pem: pem.privatePEM))
     }()
 }
 

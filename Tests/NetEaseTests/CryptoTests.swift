@@ -1,4 +1,5 @@
 import Foundation
+import TestTools
 import NetEase
 import Testing
 
@@ -74,21 +75,9 @@ import Testing
     /// The test key pair the fake server uses (`weapi_public_key`): a request encrypted with the public key is
     /// read back with the private one.
     @Test func weapiRoundTripWithATestKey() throws {
-        let directory = NSTemporaryDirectory() + "nosignal-rsa-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        for arguments in [["genrsa", "-out", directory + "/private.pem", "1024"],
-                          ["rsa", "-in", directory + "/private.pem", "-pubout", "-out", directory + "/public.pem"]] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0)
-        }
-        let publicKey = try RSAPublicKey(pem: String(contentsOfFile: directory + "/public.pem", encoding: .utf8))
-        let privateKey = try RSAPrivateKey(pem: String(contentsOfFile: directory + "/private.pem", encoding: .utf8))
+        let pem = try CommandLineTool.rsaKeyPair()
+        let publicKey = try RSAPublicKey(pem: pem.publicPEM)
+        let privateKey = try RSAPrivateKey(pem: pem.privatePEM)
         let text = #"{"s":"周杰伦","type":1,"csrf_token":"abc"}"#
         let (params, encSecKey) = NetEaseCrypto.weapi(text, publicKey: publicKey)
         #expect(try NetEaseCrypto.weapiDecrypt(params: params, encSecKey: encSecKey, privateKey: privateKey) == text)

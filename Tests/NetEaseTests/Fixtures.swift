@@ -1,24 +1,11 @@
 import FFmpegDecoder
 import Foundation
+import TestTools
 import NetEase
 import PlayerCore
 
 /// Runs a command line tool and returns its standard output.
-func run(_ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw DecoderError("\(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-    }
-    return data
-}
+func run(_ arguments: [String]) throws -> Data { try CommandLineTool.run(arguments) }
 
 /// Audio files made once per test run with the ffmpeg command line: 4 s of two sines (a pitch per channel).
 final class Fixtures: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TestTools
 @testable import NetEase
 import Testing
 
@@ -9,20 +10,9 @@ final class TestRSAKeys: Sendable {
     let privateKey: RSAPrivateKey
 
     init() {
-        let directory = NSTemporaryDirectory() + "nosignal-rsa-" + UUID().uuidString.prefix(8)
-        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        for arguments in [["genrsa", "-out", directory + "/private.pem", "1024"],
-                          ["rsa", "-in", directory + "/private.pem", "-pubout", "-out", directory + "/public.pem"]] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.standardError = FileHandle.nullDevice
-            try! process.run()
-            process.waitUntilExit()
-        }
-        publicKey = try! RSAPublicKey(pem: String(contentsOfFile: directory + "/public.pem", encoding: .utf8))
-        privateKey = try! RSAPrivateKey(pem: String(contentsOfFile: directory + "/private.pem", encoding: .utf8))
+        let pem = try! CommandLineTool.rsaKeyPair()
+        publicKey = try! RSAPublicKey(pem: pem.publicPEM)
+        privateKey = try! RSAPrivateKey(pem: pem.privatePEM)
     }
 }
 

@@ -1,6 +1,7 @@
 import ALSAOutput
 import FFmpegDecoder
 import Foundation
+import TestTools
 import Logging
 import PlayerCore
 import PlayerRuntime
@@ -89,23 +90,9 @@ final class PlaybackHarness: @unchecked Sendable {
     var recorded: [UInt8] { (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: recording)))) ?? [] }
 
     @discardableResult
-    static func run(_ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessError("\(arguments.joined(separator: " ")) failed") }
-        return [UInt8](data)
-    }
+    static func run(_ arguments: [String]) throws -> [UInt8] { [UInt8](try CommandLineTool.run(arguments)) }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Where two PCM byte arrays first differ, in frames, for readable failures.
