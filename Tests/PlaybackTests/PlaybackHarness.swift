@@ -93,8 +93,6 @@ final class PlaybackHarness: @unchecked Sendable {
     static func run(_ arguments: [String]) throws -> [UInt8] { [UInt8](try CommandLineTool.run(arguments)) }
 }
 
-}
-
 /// Where two PCM byte arrays first differ, in frames, for readable failures.
 func firstDifference(_ a: [UInt8], _ b: [UInt8], frameBytes: Int = 4) -> String {
     let count = min(a.count, b.count)
