@@ -94,129 +94,28 @@ final class ScanWriter: @unchecked Sendable {
             if case .song = batch.songs[index] { newSongs += 1 }
         }
         let enterBulk = !bulk && songsAdded + newSongs > songsAtStart!
+        // Foreign keys cost a lookup per inserted row (every tag row checks its song) but are only needed for the
+        // cascades of deletions; the rows inserted here refer to rows that exist by construction.
+        let deletes = batch.operations.contains { operation in
+            switch operation {
+            case .deleteSong, .deleteDirectory: return true
+            case .song(let index):
+                if case .unreadable = batch.songs[index] { return batch.files[index].removeIfUnreadable }
+                return false
+            default: return false
+            }
+        }
         let now = Int64(Date().timeIntervalSince1970)
         var changed = false
         var removed: [String] = []
         var created: [String: Int64] = [:]
-        try database.write { db in
-            if enterBulk { try db.execute(sql: "DROP INDEX IF EXISTS \(LibraryDatabase.tagIndexName)") }
-            let insertDirectory = try FastStatement(db, """
-                INSERT INTO directory (path, parent_id, last_modified, unsorted) VALUES (?, ?, ?, ?)
-                """)
-            // New songs are plain inserts; a URI the snapshot did not know but the table has (not expected) takes
-            // the upsert, which keeps the row (and its `added`) and replaces its tags.
-            let insertSong = try FastStatement(db, """
-                INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
-                VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
-                """)
-            let upsertSong = try FastStatement(db, """
-                INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
-                VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
-                ON CONFLICT(uri) DO UPDATE SET directory_id = excluded.directory_id, duration = excluded.duration,
-                    last_modified = excluded.last_modified, audio_format = excluded.audio_format, size = excluded.size
-                RETURNING id
-                """)
-            let updateSong = try FastStatement(db, """
-                UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?
-                WHERE id = ?
-                """)
-            let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")
-            let insertTag = try FastStatement(db, """
-                INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
-                """)
-            // MPD keeps directories an update found after their sorted siblings until the database is saved.
-            var unsorted: Int64?
-            func directoryID(_ path: String) throws -> Int64? {
-                if let id = created[path] ?? directoryIDs[path] { return id }
-                let id = try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path])
-                if let id { created[path] = id }
-                return id
-            }
-            for operation in batch.operations {
-                switch operation {
-                case .createDirectory(let path, let parent, let mtime):
-                    if unsorted == nil {
-                        unsorted = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(unsorted), 0) FROM directory")
-                    }
-                    unsorted! += 1
-                    insertDirectory.bind(1, path)
-                    insertDirectory.bind(2, try directoryID(parent))
-                    insertDirectory.bind(3, mtime)
-                    insertDirectory.bind(4, unsorted)
-                    try insertDirectory.run(db)
-                    created[path] = db.lastInsertedRowID
-                case .touchDirectory(let path, let mtime):
-                    try db.execute(sql: "UPDATE directory SET last_modified = ? WHERE path = ?", arguments: [mtime, path])
-                case .song(let index):
-                    let file = batch.files[index]
-                    switch batch.songs[index] {
-                    case .unreadable(let reason):
-                        logger.warning("skipping \(file.uri): \(reason)")
-                        if file.removeIfUnreadable {
-                            try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [file.uri])
-                            removed.append(file.uri)
-                            changed = true
-                        }
-                    case .song(let duration, let audioFormat, let tags):
-                        changed = true
-                        let directory = try directoryID(file.directory)
-                        let id: Int64
-                        var existed = file.existingID != nil
-                        if let existing = file.existingID {
-                            updateSong.bind(1, directory)
-                            updateSong.bind(2, duration)
-                            updateSong.bind(3, file.mtime)
-                            updateSong.bind(4, audioFormat)
-                            updateSong.bind(5, file.size)
-                            updateSong.bind(6, existing)
-                            try updateSong.run(db)
-                            id = existing
-                        } else {
-                            func bind(_ statement: FastStatement) {
-                                statement.bind(1, file.uri)
-                                statement.bind(2, directory)
-                                statement.bind(3, duration)
-                                statement.bind(4, file.mtime)
-                                statement.bind(5, now)
-                                statement.bind(6, audioFormat)
-                                statement.bind(7, file.size)
-                            }
-                            bind(insertSong)
-                            if try insertSong.runUnlessConstraint(db) {
-                                id = db.lastInsertedRowID
-                            } else {
-                                bind(upsertSong)
-                                id = try upsertSong.runReturningInt64(db)
-                                existed = true
-                            }
-                        }
-                        if existed {
-                            deleteTags.bind(1, id)
-                            try deleteTags.run(db)
-                        }
-                        for tag in tags {
-                            insertTag.bind(1, id)
-                            insertTag.bind(2, Int64(tag.tag))
-                            insertTag.bind(3, Int64(tag.position))
-                            insertTag.bind(4, tag.value)
-                            insertTag.bind(5, tag.folded)
-                            try insertTag.run(db)
-                        }
-                    }
-                case .deleteSong(let uri):
-                    try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [uri])
-                case .playlist(let path, let directory, let mtime):
-                    try db.execute(sql: """
-                        INSERT INTO db_playlist (path, directory_id, last_modified) VALUES (?, ?, ?)
-                        ON CONFLICT(path) DO UPDATE SET last_modified = excluded.last_modified
-                        """, arguments: [path, try directoryID(directory), mtime])
-                case .deletePlaylist(let path):
-                    try db.execute(sql: "DELETE FROM db_playlist WHERE path = ?", arguments: [path])
-                case .deleteDirectory(let path):
-                    try db.execute(sql: "DELETE FROM directory WHERE path = ?", arguments: [path])
-                    created[path] = nil
-                    directoryIDs[path] = nil
-                }
+        try database.writeWithoutTransaction { db in
+            if !deletes { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+            defer { if !deletes { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+            try db.inTransaction {
+                try write(batch, db, enterBulk: enterBulk, now: now, changed: &changed, removed: &removed,
+                          created: &created)
+                return .commit
             }
         }
         if enterBulk { bulk = true }
@@ -224,6 +123,129 @@ final class ScanWriter: @unchecked Sendable {
         directoryIDs.merge(created) { _, new in new }
         if changed { modified = true }
         removedSongs.append(contentsOf: removed)
+    }
+
+    private func write(_ batch: PreparedBatch, _ db: Database, enterBulk: Bool, now: Int64, changed: inout Bool,
+                       removed: inout [String], created: inout [String: Int64]) throws {
+        if enterBulk { try db.execute(sql: "DROP INDEX IF EXISTS \(LibraryDatabase.tagIndexName)") }
+        let insertDirectory = try FastStatement(db, """
+            INSERT INTO directory (path, parent_id, last_modified, unsorted) VALUES (?, ?, ?, ?)
+            """)
+        // New songs are plain inserts; a URI the snapshot did not know but the table has (not expected) takes
+        // the upsert, which keeps the row (and its `added`) and replaces its tags.
+        let insertSong = try FastStatement(db, """
+            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
+            VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
+            """)
+        let upsertSong = try FastStatement(db, """
+            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
+            VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
+            ON CONFLICT(uri) DO UPDATE SET directory_id = excluded.directory_id, duration = excluded.duration,
+                last_modified = excluded.last_modified, audio_format = excluded.audio_format, size = excluded.size
+            RETURNING id
+            """)
+        let updateSong = try FastStatement(db, """
+            UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?
+            WHERE id = ?
+            """)
+        let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")
+        let insertTag = try FastStatement(db, """
+            INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
+            """)
+        // MPD keeps directories an update found after their sorted siblings until the database is saved.
+        var unsorted: Int64?
+        func directoryID(_ path: String) throws -> Int64? {
+            if let id = created[path] ?? directoryIDs[path] { return id }
+            let id = try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path])
+            if let id { created[path] = id }
+            return id
+        }
+        for operation in batch.operations {
+            switch operation {
+            case .createDirectory(let path, let parent, let mtime):
+                if unsorted == nil {
+                    unsorted = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(unsorted), 0) FROM directory")
+                }
+                unsorted! += 1
+                insertDirectory.bind(1, path)
+                insertDirectory.bind(2, try directoryID(parent))
+                insertDirectory.bind(3, mtime)
+                insertDirectory.bind(4, unsorted)
+                try insertDirectory.run(db)
+                created[path] = db.lastInsertedRowID
+            case .touchDirectory(let path, let mtime):
+                try db.execute(sql: "UPDATE directory SET last_modified = ? WHERE path = ?", arguments: [mtime, path])
+            case .song(let index):
+                let file = batch.files[index]
+                switch batch.songs[index] {
+                case .unreadable(let reason):
+                    logger.warning("skipping \(file.uri): \(reason)")
+                    if file.removeIfUnreadable {
+                        try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [file.uri])
+                        removed.append(file.uri)
+                        changed = true
+                    }
+                case .song(let duration, let audioFormat, let tags):
+                    changed = true
+                    let directory = try directoryID(file.directory)
+                    let id: Int64
+                    var existed = file.existingID != nil
+                    if let existing = file.existingID {
+                        updateSong.bind(1, directory)
+                        updateSong.bind(2, duration)
+                        updateSong.bind(3, file.mtime)
+                        updateSong.bind(4, audioFormat)
+                        updateSong.bind(5, file.size)
+                        updateSong.bind(6, existing)
+                        try updateSong.run(db)
+                        id = existing
+                    } else {
+                        func bind(_ statement: FastStatement) {
+                            statement.bind(1, file.uri)
+                            statement.bind(2, directory)
+                            statement.bind(3, duration)
+                            statement.bind(4, file.mtime)
+                            statement.bind(5, now)
+                            statement.bind(6, audioFormat)
+                            statement.bind(7, file.size)
+                        }
+                        bind(insertSong)
+                        if try insertSong.runUnlessConstraint(db) {
+                            id = db.lastInsertedRowID
+                        } else {
+                            bind(upsertSong)
+                            id = try upsertSong.runReturningInt64(db)
+                            existed = true
+                        }
+                    }
+                    if existed {
+                        deleteTags.bind(1, id)
+                        try deleteTags.run(db)
+                    }
+                    for tag in tags {
+                        insertTag.bind(1, id)
+                        insertTag.bind(2, Int64(tag.tag))
+                        insertTag.bind(3, Int64(tag.position))
+                        insertTag.bind(4, tag.value)
+                        insertTag.bind(5, tag.folded)
+                        try insertTag.run(db)
+                    }
+                }
+            case .deleteSong(let uri):
+                try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [uri])
+            case .playlist(let path, let directory, let mtime):
+                try db.execute(sql: """
+                    INSERT INTO db_playlist (path, directory_id, last_modified) VALUES (?, ?, ?)
+                    ON CONFLICT(path) DO UPDATE SET last_modified = excluded.last_modified
+                    """, arguments: [path, try directoryID(directory), mtime])
+            case .deletePlaylist(let path):
+                try db.execute(sql: "DELETE FROM db_playlist WHERE path = ?", arguments: [path])
+            case .deleteDirectory(let path):
+                try db.execute(sql: "DELETE FROM directory WHERE path = ?", arguments: [path])
+                created[path] = nil
+                directoryIDs[path] = nil
+            }
+        }
     }
 }
 
