@@ -29,7 +29,107 @@ public struct Response: Sendable, Equatable {
         }
     }
 
-    public mutating func add(_ key: String, _ value: some BinaryInteger) { add(key, String(value)) }
+    public mutating func add(_ key: String, _ value: some BinaryInteger) {
+        if let small = Int64(exactly: value) {
+            addKey(key)
+            appendDecimal(small)
+            bytes.append(0x0A)
+        } else {
+            add(key, String(value))
+        }
+    }
+
+    /// Room for `count` more bytes, for callers that know roughly how large the response gets (long song lists).
+    public mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    /// `key: %Y-%m-%dT%H:%M:%SZ` in UTC (`time_print`, MPD's `Last-Modified`), written digit by digit.
+    public mutating func addTime(_ key: String, unix: Int64) {
+        let days = unix >= 0 ? unix / 86400 : (unix - 86399) / 86400
+        let seconds = unix - days * 86400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        addKey(key)
+        appendDecimal(year)
+        bytes.append(0x2D)
+        appendTwoDigits(month)
+        bytes.append(0x2D)
+        appendTwoDigits(day)
+        bytes.append(0x54)
+        appendTwoDigits(seconds / 3600)
+        bytes.append(0x3A)
+        appendTwoDigits(seconds / 60 % 60)
+        bytes.append(0x3A)
+        appendTwoDigits(seconds % 60)
+        bytes.append(0x5A)
+        bytes.append(0x0A)
+    }
+
+    /// `key: %1.3f` of a whole number of thousandths (MPD's `duration`, `elapsed`, `Range`).
+    public mutating func addThousandths(_ key: String, _ thousandths: Int64) {
+        addKey(key)
+        appendThousandths(thousandths)
+        bytes.append(0x0A)
+    }
+
+    /// `key: A-B` (or `A-`) of thousandths, as `Range:` prints a queue item's sub-range.
+    public mutating func addThousandthsRange(_ key: String, _ start: Int64, _ end: Int64?) {
+        addKey(key)
+        appendThousandths(start)
+        bytes.append(0x2D)
+        if let end { appendThousandths(end) }
+        bytes.append(0x0A)
+    }
+
+    private mutating func addKey(_ key: String) {
+        bytes.append(contentsOf: key.utf8)
+        bytes.append(0x3A)
+        bytes.append(0x20)
+    }
+
+    private mutating func appendThousandths(_ value: Int64) {
+        if value < 0, value / 1000 == 0 { bytes.append(0x2D) } // `-0.500`: the whole part alone loses the sign
+        appendDecimal(value / 1000)
+        bytes.append(0x2E)
+        let fraction = Int((value % 1000).magnitude)
+        bytes.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
+        bytes.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
+        bytes.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
+    }
+
+    private mutating func appendTwoDigits(_ value: Int64) {
+        if value >= 0, value < 100 {
+            bytes.append(UInt8(truncatingIfNeeded: 0x30 + value / 10))
+            bytes.append(UInt8(truncatingIfNeeded: 0x30 + value % 10))
+        } else {
+            appendDecimal(value)
+        }
+    }
+
+    /// Decimal digits without going through a `String`.
+    private mutating func appendDecimal(_ value: Int64) {
+        var magnitude = value.magnitude
+        if value < 0 { bytes.append(0x2D) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+        }
+    }
 
     /// Appends `key: value\n` with the value's bytes as they are (they may not be UTF-8); newlines become spaces.
     public mutating func add(_ key: String, bytes value: [UInt8]) {

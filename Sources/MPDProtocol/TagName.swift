@@ -21,14 +21,26 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
     private static let byLowercasedName: [String: TagName] = Dictionary(
         uniqueKeysWithValues: allCases.map { ($0.mpdName.lowercased(), $0) })
 
-    private static let byName: [String: TagName] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.mpdName, $0) })
+    /// The tags by the length and first byte of their canonical name.
+    private static let candidates: [[TagName]] = {
+        var table = [[TagName]](repeating: [], count: 32 * 128)
+        for tag in allCases {
+            let utf8 = tag.mpdName.utf8
+            table[utf8.count * 128 + Int(utf8.first!)].append(tag)
+        }
+        return table
+    }()
 
-    /// `init(parsing:)` for a `String`: the canonical spelling (what songs store and most clients send) is looked up
-    /// as it is, without building a folded copy; the scanner and every song block parse each tag name.
+    /// `init(parsing:)` for a `String`: the canonical spelling (what songs store and most clients send) is found by
+    /// its length and first byte and one comparison, without hashing or building a folded copy; the scanner and
+    /// every song block parse each tag name.
     public init?(parsing name: String) {
-        if let tag = Self.byName[name] {
-            self = tag
-            return
+        let utf8 = name.utf8
+        if let first = utf8.first, first < 128, utf8.count < 32 {
+            for tag in Self.candidates[utf8.count &* 128 &+ Int(first)] where Self.names[tag.rawValue] == name {
+                self = tag
+                return
+            }
         }
         self.init(parsing: Substring(name))
     }

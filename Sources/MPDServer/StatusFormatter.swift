@@ -75,27 +75,32 @@ enum SongFormatter {
         if item.priority != 0 { r.add("Prio", item.priority) }
     }
 
+    /// Numbers and times are written straight into the response's bytes (no `String` per line): a 10,000-song
+    /// `playlistinfo` is about 100,000 lines.
     static func write(_ song: Song, range: Queue.ClosedRangeSeconds? = nil, mask: TagMask, into r: inout Response) {
         r.add("file", song.uri)
         // A queue item's sub-range (`rangeid`); `Time`/`duration` then describe the range (`GetDuration`).
-        var song = song
+        var duration = song.duration
         if let range {
-            r.add("Range", "\(formatSeconds(range.start))-\(range.end.map(formatSeconds) ?? "")")
-            if let end = range.end { song.duration = end - range.start }
-            else if let duration = song.duration { song.duration = duration - range.start }
+            r.addThousandthsRange("Range", thousandths(range.start), range.end.map(thousandths))
+            if let end = range.end { duration = end - range.start }
+            else if let whole = duration { duration = whole - range.start }
         }
         // `Added:` is MPD 0.24; NoSignal announces 0.23, so it is not printed.
-        if let modified = song.lastModified { r.add("Last-Modified", formatTime(modified)) }
+        if let modified = song.lastModified { r.addTime("Last-Modified", unix: modified) }
         if let format = song.audioFormat { r.add("Format", format) }
         for tag in song.tags {
             guard let name = TagName(parsing: tag.name), mask.contains(name) else { continue }
             r.add(name.mpdName, tag.value)
         }
-        if let duration = song.duration {
+        if let duration {
             r.add("Time", Int(duration.rounded()))
-            r.add("duration", formatSeconds(duration))
+            r.addThousandths("duration", thousandths(duration))
         }
     }
+
+    /// Seconds as whole thousandths, rounded as `%1.3f` rounds them.
+    static func thousandths(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 
     /// `%Y-%m-%dT%H:%M:%SZ` in UTC (`time_print`), for `Last-Modified`.
     static func formatTime(_ unix: Int64) -> String {
@@ -113,14 +118,5 @@ enum SongFormatter {
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))Z"
-    }
-
-    /// `%1.3f`, as MPD prints `duration` and `elapsed`.
-    static func formatSeconds(_ seconds: Double) -> String {
-        let millis = Int64((seconds * 1000).rounded())
-        let whole = millis / 1000
-        let fraction = millis % 1000
-        let padded = String(fraction).count == 1 ? "00\(fraction)" : String(fraction).count == 2 ? "0\(fraction)" : "\(fraction)"
-        return "\(whole).\(padded)"
     }
 }

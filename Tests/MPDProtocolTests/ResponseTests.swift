@@ -9,6 +9,38 @@ import Testing
         #expect(r.text == "volume: 50\ntitle: two lines\n")
     }
 
+    @Test func numbersAndTimesAreWrittenDigitByDigit() {
+        var r = Response()
+        for value in [0, 7, -42, Int.max, Int.min] { r.add("n", value) }
+        r.add("u", UInt64.max)
+        #expect(r.text == "n: 0\nn: 7\nn: -42\nn: \(Int.max)\nn: \(Int.min)\nu: \(UInt64.max)\n")
+        var times = Response()
+        for unix: Int64 in [0, 1_577_934_245, -1, 951_782_400, 4_102_444_800] { times.addTime("t", unix: unix) }
+        #expect(times.text == """
+            t: 1970-01-01T00:00:00Z
+            t: 2020-01-02T03:04:05Z
+            t: 1969-12-31T23:59:59Z
+            t: 2000-02-29T00:00:00Z
+            t: 2100-01-01T00:00:00Z
+
+            """)
+        var seconds = Response()
+        for value: Int64 in [0, 5, 1500, 61_500, 123_456_789, -500] { seconds.addThousandths("d", value) }
+        seconds.addThousandthsRange("Range", 1500, nil)
+        seconds.addThousandthsRange("Range", 0, 2005)
+        #expect(seconds.text == """
+            d: 0.000
+            d: 0.005
+            d: 1.500
+            d: 61.500
+            d: 123456.789
+            d: -0.500
+            Range: 1.500-
+            Range: 0.000-2.005
+
+            """)
+    }
+
     @Test func binaryChunkIsFramedByItsLength() {
         var r = Response()
         r.add("size", 3)

@@ -274,9 +274,11 @@ enum QueueCommands {
 
     static func songs(_ p: PartitionState, _ positions: Range<Int>, _ context: CommandContext) -> Response {
         var response = Response()
+        // A song block is a few hundred bytes; growing a multi-megabyte response by doubling copies it each time.
+        response.reserveCapacity(positions.count * 256)
+        let mask = context.effectiveTagMask
         for position in positions {
-            SongFormatter.write(p.queue.items[position], position: position, mask: context.effectiveTagMask,
-                                into: &response)
+            SongFormatter.write(p.queue.items[position], position: position, mask: mask, into: &response)
         }
         return response
     }
