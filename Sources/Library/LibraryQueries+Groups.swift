@@ -213,3 +213,20 @@ extension LibraryQueries {
         }
     }
 }
+
+/// Column values of the current row of a statement stepped through SQLite's C API.
+enum RawColumn {
+    static func text(_ row: OpaquePointer, _ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(row, column) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(row, column))),
+                      as: UTF8.self)
+    }
+
+    static func int64(_ row: OpaquePointer, _ column: Int32) -> Int64? {
+        sqlite3_column_type(row, column) == SQLITE_NULL ? nil : sqlite3_column_int64(row, column)
+    }
+
+    static func double(_ row: OpaquePointer, _ column: Int32) -> Double? {
+        sqlite3_column_type(row, column) == SQLITE_NULL ? nil : sqlite3_column_double(row, column)
+    }
+}

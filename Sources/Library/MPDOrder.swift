@@ -18,55 +18,76 @@ struct CollationKey: Comparable {
         return table
     }()
 
+    /// The weights of each ASCII character, computed once by the general code below: most names and tags are
+    /// ASCII, and asking Unicode properties per character was most of the cost of sorting a large folder.
+    private static let asciiWeights: [(primary: [UInt32], tertiary: [UInt8])] = (0..<128).map { value in
+        var key = CollationKey(bytes: [])
+        key.append(Unicode.Scalar(UInt8(value)))
+        return (key.primary, key.tertiary)
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
     init(_ text: String) {
         bytes = Array(text.utf8)
-        let decomposed = text.unicodeScalars.allSatisfy(\.isASCII) ? text : text.decomposedStringWithCanonicalMapping
-        for scalar in decomposed.unicodeScalars {
-            let properties = scalar.properties
-            if properties.generalCategory == .nonspacingMark || properties.generalCategory == .enclosingMark {
-                secondary.append(scalar.value)
-                continue
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            primary.reserveCapacity(bytes.count)
+            tertiary.reserveCapacity(bytes.count)
+            for byte in bytes {
+                let weights = Self.asciiWeights[Int(byte)]
+                primary.append(contentsOf: weights.primary)
+                tertiary.append(contentsOf: weights.tertiary)
             }
-            if scalar.isASCII {
-                let byte = UInt8(scalar.value)
-                switch byte {
-                case 0x30...0x39:
-                    primary.append(0x1000 + UInt32(byte - 0x30))
+            return
+        }
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars { append(scalar) }
+    }
+
+    private mutating func append(_ scalar: Unicode.Scalar) {
+        let properties = scalar.properties
+        if properties.generalCategory == .nonspacingMark || properties.generalCategory == .enclosingMark {
+            secondary.append(scalar.value)
+            return
+        }
+        if scalar.isASCII {
+            let byte = UInt8(scalar.value)
+            switch byte {
+            case 0x30...0x39:
+                primary.append(0x1000 + UInt32(byte - 0x30))
+                tertiary.append(0)
+                return
+            case 0x41...0x5A, 0x61...0x7A:
+                primary.append(0x20_0000 + UInt32(byte | 0x20))
+                tertiary.append(byte < 0x60 ? 1 : 0)
+                return
+            default:
+                if let rank = Self.asciiOrder[byte] {
+                    primary.append(rank)
                     tertiary.append(0)
-                    continue
-                case 0x41...0x5A, 0x61...0x7A:
-                    primary.append(0x20_0000 + UInt32(byte | 0x20))
-                    tertiary.append(byte < 0x60 ? 1 : 0)
-                    continue
-                default:
-                    if let rank = Self.asciiOrder[byte] {
-                        primary.append(rank)
-                        tertiary.append(0)
-                        continue
-                    }
+                    return
                 }
             }
-            if let digit = properties.numericType == .decimal ? properties.numericValue : nil {
-                primary.append(0x1000 + UInt32(digit))
-                tertiary.append(0)
-                continue
-            }
-            let isUpper = properties.isUppercase
-            let folded = CaseFolding.fold(String(scalar)).unicodeScalars
-            let category = properties.generalCategory
-            let base: UInt32
-            switch category {
-            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:
-                base = 0x20_0000
-            case .spaceSeparator, .lineSeparator, .paragraphSeparator, .control:
-                base = 0x100
-            default:
-                base = 0x800
-            }
-            for f in folded {
-                primary.append(base + f.value)
-                tertiary.append(isUpper ? 1 : 0)
-            }
+        }
+        if let digit = properties.numericType == .decimal ? properties.numericValue : nil {
+            primary.append(0x1000 + UInt32(digit))
+            tertiary.append(0)
+            return
+        }
+        let isUpper = properties.isUppercase
+        let folded = CaseFolding.fold(String(scalar)).unicodeScalars
+        let category = properties.generalCategory
+        let base: UInt32
+        switch category {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:
+            base = 0x20_0000
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator, .control:
+            base = 0x100
+        default:
+            base = 0x800
+        }
+        for f in folded {
+            primary.append(base + f.value)
+            tertiary.append(isUpper ? 1 : 0)
         }
     }
 
