@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Logging
+import Synchronization
 
 /// The update's single database writer: applies the scanner's batches in order, one transaction each, on its own
 /// serial queue, so writing one batch overlaps reading the next. At most one batch waits, which bounds memory.
@@ -34,19 +35,28 @@ final class ScanWriter: @unchecked Sendable {
     private var songsAtStart: Int?
     private var songsAdded = 0
     private var bulk = false
+    /// A `rescan` of the whole library rewrites every song: bulk mode from the first batch.
+    private let rewritesEverything: Bool
+    /// Set when a batch failed, so the walk stops instead of reading the rest of the library for nothing.
+    private let failed = Atomic<Bool>(false)
 
-    init(database: any DatabaseWriter, logger: Logger) {
+    init(database: any DatabaseWriter, logger: Logger, rewritesEverything: Bool = false) {
         self.database = database
         self.logger = logger
+        self.rewritesEverything = rewritesEverything
     }
 
     func seed(directoryIDs ids: [String: Int64]) {
         queue.sync { directoryIDs.merge(ids) { _, new in new } }
     }
 
-    /// Queues a batch; waits while another batch is queued.
-    func submit(_ batch: PreparedBatch) {
+    /// Queues a batch; waits while another batch is queued. Throws once a batch has failed (`finish` tells why).
+    func submit(_ batch: PreparedBatch) throws {
         slots.wait()
+        guard !failed.load(ordering: .relaxed) else {
+            slots.signal()
+            throw CancellationError()
+        }
         queue.async { [self] in
             defer { slots.signal() }
             guard failure == nil else { return }
@@ -54,6 +64,7 @@ final class ScanWriter: @unchecked Sendable {
                 try write(batch)
             } catch {
                 failure = error
+                failed.store(true, ordering: .relaxed)
             }
         }
     }
@@ -93,7 +104,7 @@ final class ScanWriter: @unchecked Sendable {
         for case .song(let index) in batch.operations where batch.files[index].existingID == nil {
             if case .song = batch.songs[index] { newSongs += 1 }
         }
-        let enterBulk = !bulk && songsAdded + newSongs > songsAtStart!
+        let enterBulk = !bulk && (rewritesEverything || songsAdded + newSongs > songsAtStart!)
         // Foreign keys cost a lookup per inserted row (every tag row checks its song) but are only needed for the
         // cascades of deletions; the rows inserted here refer to rows that exist by construction.
         let deletes = batch.operations.contains { operation in

@@ -34,11 +34,12 @@ struct Scanner {
     var batch = Batch()
     let writer: ScanWriter
 
-    init(library: MusicLibrary, discard: Bool) {
+    init(library: MusicLibrary, discard: Bool, uri: String = "") {
         self.library = library
         self.discard = discard
         self.suffixes = library.inspector.suffixes
-        self.writer = ScanWriter(database: library.database.writer, logger: library.logger)
+        self.writer = ScanWriter(database: library.database.writer, logger: library.logger,
+                                 rewritesEverything: discard && uri.isEmpty)
     }
 
     var database: any DatabaseWriter { library.database.writer }
@@ -51,8 +52,12 @@ struct Scanner {
             if result.modified { modified = true }
             removedSongs.append(contentsOf: result.removedSongs)
         } catch {
-            // Nothing may write after the update returns.
-            _ = try? writer.finish()
+            // Nothing may write after the update returns; a failed batch's error is the one to report.
+            do {
+                _ = try writer.finish()
+            } catch let failure {
+                throw failure
+            }
             throw error
         }
     }
@@ -208,7 +213,7 @@ struct Scanner {
             results.withLock { $0[index] = scanned }
         }
         let songs = results.withLock { $0 }.map { $0 ?? .unreadable("not read") }
-        writer.submit(PreparedBatch(operations: batch.operations, files: files, songs: songs))
+        try writer.submit(PreparedBatch(operations: batch.operations, files: files, songs: songs))
         batch = Batch()
     }
 

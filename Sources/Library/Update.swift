@@ -102,7 +102,7 @@ extension MusicLibrary {
     /// Runs one update synchronously on the calling thread; true when the database changed.
     @discardableResult
     public func runUpdate(uri: String, discard: Bool) throws -> Bool {
-        var scanner = Scanner(library: self, discard: discard)
+        var scanner = Scanner(library: self, discard: discard, uri: uri)
         try scanner.update(uri: uri)
         // MPD saves its database (and so moves `db_update`) when the update changed it, or when it had never
         // been saved (`UpdateService::Task`).
