@@ -4,7 +4,7 @@ import GRDBSQLite
 import MPDProtocol
 
 extension LibraryQueries {
-    /// `list TAG group G…` (two or more levels): every song's value tuple (one value set per level: the values of
+    /// `list TAG [group G…]`: every song's value tuple (one value set per level: the values of
     /// the first tag of the level's fallback chain the song has, or `""`; a song with several values gives each
     /// combination), distinct and sorted bytewise level by level.
     ///
@@ -84,6 +84,14 @@ extension LibraryQueries {
         state.replaceValues(with: rankOf)
         let emptyRank = rankOf[Int(empty)]
 
+        if levels.count == 1 {
+            // `list TAG`: which ranks occur.
+            var seen = [Bool](repeating: false, count: strings.count)
+            for song in 0..<songIDs.count {
+                state.forEachValue(song: song, level: 0, empty: emptyRank) { seen[Int($0)] = true }
+            }
+            return seen.indices.filter { seen[$0] }.map { [strings[byRank[$0]]] }
+        }
         if levels.count == 2 {
             // Two levels (`list album group albumartist`, the common case): a tuple is one integer.
             var tuples: Set<UInt64> = []

@@ -84,15 +84,7 @@ public final class LibraryQueries: Sendable {
         return try await read { db in
             let expression = query.expression ?? .and([])
             try Self.checkBase(expression, db)
-            let levels = query.groups + [tag]
-            let everything = Self.matchesEverything(expression)
-            if levels.count == 1 {
-                // One level: the distinct values straight from the `(tag, value)` index (UNION dedupes).
-                var sql: SQL = everything ? "" : "WITH m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + FilterSQL.condition(expression) + ") "
-                sql = sql + "SELECT value FROM (" + Self.valuesSQL(tag, songs: everything ? nil : "m", withID: false) + ") ORDER BY value"
-                return try String.fetchAll(db, SQLRequest<String>(literal: sql)).map { [$0] }
-            }
-            return try Self.groupedValues(levels, expression: expression, db)
+            return try Self.groupedValues(query.groups + [tag], expression: expression, db)
         }
     }
 
@@ -139,12 +131,11 @@ public final class LibraryQueries: Sendable {
 
     /// `(id, value)` rows: each matching song's values of `tag`, or of the first fallback tag it has, or `""`
     /// (`VisitTagWithFallbackOrEmpty`).
-    static func valuesSQL(_ tag: TagName, songs m: String?, withID: Bool = true) -> SQL {
+    static func valuesSQL(_ tag: TagName, songs m: String?) -> SQL {
         let chain = FilterSQL.filterChain(tag)
-        let id = withID ? "t.song_id AS id, " : ""
         var parts: [String] = []
         for (i, t) in chain.enumerated() {
-            var part = "SELECT \(id)t.value AS value FROM song_tag t WHERE t.tag = \(t.rawValue)"
+            var part = "SELECT t.song_id AS id, t.value AS value FROM song_tag t WHERE t.tag = \(t.rawValue)"
             if let m { part += " AND t.song_id IN (SELECT id FROM \(m))" }
             if i > 0 {
                 let earlier = chain[..<i].map { String($0.rawValue) }.joined(separator: ", ")
@@ -154,8 +145,8 @@ public final class LibraryQueries: Sendable {
         }
         let all = chain.map { String($0.rawValue) }.joined(separator: ", ")
         let songs = m ?? "song"
-        parts.append("SELECT \(withID ? "id, " : "")'' FROM \(songs) WHERE id NOT IN (SELECT song_id FROM song_tag WHERE tag IN (\(all)))")
-        return SQL(sql: parts.joined(separator: withID ? " UNION ALL " : " UNION "))
+        parts.append("SELECT id, '' FROM \(songs) WHERE id NOT IN (SELECT song_id FROM song_tag WHERE tag IN (\(all)))")
+        return SQL(sql: parts.joined(separator: " UNION ALL "))
     }
 
     /// The chain `Tag::GetSortValue` follows: the filter's fallback chain, plus the album-artist id falling back
