@@ -16,7 +16,8 @@ import Testing
         return root
     }
 
-    func wait(_ requests: Requests, for expected: [String], timeout: Double = 5) -> [String] {
+    /// Generous: under a loaded CI machine inotify delivery and the flush thread can lag by seconds.
+    func wait(_ requests: Requests, for expected: [String], timeout: Double = 20) -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let seen = requests.uris.withLock { $0 }
