@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// Two more costs are moved out of the way while an update writes:
 /// - SQLite's automatic checkpoint (every 1,000 WAL pages, each with two `fsync`s) ran after nearly every batch;
-///   it is off until the update ends, then one checkpoint copies everything.
+///   it is off until the update ends; the next commit (the update's own final one) checkpoints if the WAL has grown
+///   past the usual limit, once.
 /// - Inserting into the `(tag, value)` index costs a random B-tree insert per tag row, about four times what
 ///   building the index from sorted rows costs. Once an update has added more songs than the database held when
 ///   it started (the first scan of a library, a new music directory), the index is dropped and built again when
@@ -69,8 +70,8 @@ final class ScanWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits for the queued batches, rebuilds what bulk mode dropped and checkpoints; whether the batches changed the
-    /// database and the songs they removed.
+    /// Waits for the queued batches, rebuilds what bulk mode dropped and turns automatic checkpoints back on; whether
+    /// the batches changed the database and the songs they removed.
     func finish() throws -> (modified: Bool, removedSongs: [String]) {
         try queue.sync {
             if songsAtStart != nil {
@@ -82,7 +83,6 @@ final class ScanWriter: @unchecked Sendable {
                     }
                     try database.writeWithoutTransaction { db in
                         try db.execute(sql: "PRAGMA wal_autocheckpoint = \(LibraryDatabase.walAutocheckpoint)")
-                        try db.checkpoint(.passive)
                     }
                 } catch {
                     if failure == nil { failure = error }
