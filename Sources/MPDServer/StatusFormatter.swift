@@ -31,9 +31,9 @@ enum StatusFormatter {
                 item.range.map { ($0.end ?? item.song.duration ?? 0) - $0.start } ?? item.song.duration
             }
             r.add("time", "\(Int(elapsed.rounded())):\(duration.map { Int($0.rounded()) } ?? 0)")
-            r.add("elapsed", formatFixed(elapsed))
+            r.addThousandths("elapsed", SongFormatter.thousandths(elapsed))
             r.add("bitrate", progress?.bitrate ?? 0)
-            if let duration { r.add("duration", formatFixed(duration)) }
+            if let duration { r.addThousandths("duration", SongFormatter.thousandths(duration)) }
             if let format = progress?.format { r.add("audio", format.description) }
         }
         if let updatingDB { r.add("updating_db", updatingDB) }
@@ -43,15 +43,6 @@ enum StatusFormatter {
             r.add("nextsongid", p.queue.items[next].id)
         }
         return r
-    }
-
-    /// `{:1.3f}`.
-    static func formatFixed(_ value: Double) -> String {
-        let thousandths = Int((value * 1000).rounded())
-        let sign = thousandths < 0 ? "-" : ""
-        let magnitude = abs(thousandths)
-        let fraction = String(magnitude % 1000)
-        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
     /// Formats like libfmt's `{}` for floats: the shortest text that reads back the same value, with no
@@ -101,22 +92,4 @@ enum SongFormatter {
 
     /// Seconds as whole thousandths, rounded as `%1.3f` rounds them.
     static func thousandths(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
-
-    /// `%Y-%m-%dT%H:%M:%SZ` in UTC (`time_print`), for `Last-Modified`.
-    static func formatTime(_ unix: Int64) -> String {
-        let days = unix >= 0 ? unix / 86400 : (unix - 86399) / 86400
-        let seconds = unix - days * 86400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))Z"
-    }
 }

@@ -15,7 +15,7 @@ enum DatabaseBrowseCommands {
             guard let playlists = try? await store.playlists() else { return response }
             for playlist in playlists {
                 response.add("playlist", playlist.name)
-                response.add("Last-Modified", SongFormatter.formatTime(playlist.lastModified))
+                response.addTime("Last-Modified", unix: playlist.lastModified)
             }
             return response
         }
@@ -68,7 +68,7 @@ enum DatabaseBrowseCommands {
                         response.add("file", entry.name)
                         response.add("size", entry.size)
                     }
-                    response.add("Last-Modified", SongFormatter.formatTime(entry.lastModified))
+                    response.addTime("Last-Modified", unix: entry.lastModified)
                 }
                 return response
             }
@@ -134,7 +134,7 @@ enum DatabaseBrowseCommands {
             switch entry {
             case .directory(let path, let modified):
                 response.add("directory", path)
-                if full, let modified { response.add("Last-Modified", SongFormatter.formatTime(modified)) }
+                if full, let modified { response.addTime("Last-Modified", unix: modified) }
             case .song(let song):
                 if full {
                     SongFormatter.write(song, mask: mask, into: &response)
@@ -143,7 +143,7 @@ enum DatabaseBrowseCommands {
                 }
             case .playlist(let path, let modified):
                 response.add("playlist", path)
-                if full, let modified { response.add("Last-Modified", SongFormatter.formatTime(modified)) }
+                if full, let modified { response.addTime("Last-Modified", unix: modified) }
             }
         }
     }

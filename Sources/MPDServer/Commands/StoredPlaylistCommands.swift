@@ -18,7 +18,7 @@ enum StoredPlaylistCommands {
                 var response = Response()
                 for playlist in try await store.playlists() {
                     response.add("playlist", playlist.name)
-                    response.add("Last-Modified", SongFormatter.formatTime(playlist.lastModified))
+                    response.addTime("Last-Modified", unix: playlist.lastModified)
                 }
                 return response
             }
