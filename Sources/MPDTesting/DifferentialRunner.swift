@@ -210,22 +210,14 @@ public enum DifferentialRunner {
     /// `!sh`: runs the command in the server's private music directory; never in a shared one.
     public static func runShell(_ command: String, in directory: String?) -> String {
         guard let directory else { return "<!sh needs `%library … private`>" }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        let outcome: Subprocess.Outcome
         do {
-            try process.run()
+            outcome = try Subprocess.run(["/bin/sh", "-c", "cd -- \"$1\" || exit 1; eval \"$2\"", "sh", directory, command])
         } catch {
             return "<sh failed: \(error)>"
         }
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            return "<sh failed with status \(process.terminationStatus): \(String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))>"
+        guard outcome.status == 0 else {
+            return "<sh failed with status \(outcome.status): \(outcome.standardError.trimmingCharacters(in: .whitespacesAndNewlines))>"
         }
         return "<sh ok>"
     }

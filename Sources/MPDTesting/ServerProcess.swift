@@ -309,13 +309,9 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// `cp -a SOURCE/. DESTINATION`: contents, modes and modification times.
     static func copyTree(_ source: String, to destination: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/cp")
-        process.arguments = ["-a", source + "/.", destination]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerStartError(description: "cannot copy \(source) to \(destination)")
+        let outcome = try Subprocess.run(["/bin/cp", "-a", source + "/.", destination])
+        guard outcome.status == 0 else {
+            throw ServerStartError(description: "cannot copy \(source) to \(destination): \(outcome.standardError)")
         }
     }
 

@@ -69,25 +69,17 @@ public enum TestLibrary {
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: staging) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [generator, staging + "/music"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        let outcome: Subprocess.Outcome
         do {
-            try process.run()
+            outcome = try Subprocess.run(["/bin/bash", generator, staging + "/music"])
         } catch {
             throw GenerationError(description: "cannot run \(generator): \(error)")
         }
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard outcome.status == 0 else {
             throw GenerationError(description: """
-                \(generator) failed (status \(process.terminationStatus)); it needs ffmpeg and python3 \
+                \(generator) failed (status \(outcome.status)); it needs ffmpeg and python3 \
                 (apt-get install -y ffmpeg):
-                \(String(decoding: stderr, as: UTF8.self))
+                \(outcome.standardError)
                 """)
         }
         _ = FileManager.default.createFile(atPath: staging + "/complete", contents: Data())
