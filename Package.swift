@@ -63,9 +63,15 @@ let package = Package(
         .target(name: "NoSignalConfig", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
 
         // Composition root.
+        // NetEase as a music source of the server: the virtual directory, `netease://` URIs, online search, the
+        // synced collection; the glue between the NetEase client, the library and the server's ports.
+        .target(name: "NetEaseLibrary", dependencies: [
+            "MPDProtocol", "PlayerCore", "MPDServer", "Library", "NetEase", "NoSignalConfig",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         .executableTarget(name: "nosignal", dependencies: [
             "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
-            "Library", "NetEase", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
+            "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -18,6 +18,9 @@ public final class ServerContext: Sendable {
     public let playlists: (any PlaylistStore)?
     /// The player and its outputs; nil in tests that need no audio (`outputs` is then empty).
     public let audio: AudioPlayer?
+    /// The streaming catalogue (NetEase): share links and `netease://` URIs for `add`, online search; nil when
+    /// it is off.
+    public let catalog: (any RemoteCatalog)?
     public let clients: ClientRegistry
     public let table: CommandTable
     public let startTime: ContinuousClock.Instant
@@ -28,7 +31,7 @@ public final class ServerContext: Sendable {
     public init(settings: ServerSettings, store: PlayerStore, database: (any MusicDatabase)? = nil,
                 queries: (any DatabaseQueries)? = nil, stickers: (any StickerStore)? = nil,
                 playlists: (any PlaylistStore)? = nil, audio: AudioPlayer? = nil,
-                table: CommandTable = .standard, logger: Logger,
+                catalog: (any RemoteCatalog)? = nil, table: CommandTable = .standard, logger: Logger,
                 requestShutdown: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
         self.store = store
@@ -37,6 +40,7 @@ public final class ServerContext: Sendable {
         self.stickers = stickers
         self.playlists = playlists
         self.audio = audio
+        self.catalog = catalog
         self.table = table
         self.startTime = .now
         self.logger = logger

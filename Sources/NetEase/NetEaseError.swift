@@ -54,7 +54,7 @@ public enum NetEaseError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The error an `HTTPError` (a transfer that failed) becomes.
-    init(_ error: HTTPError, timeout: Double) {
+    public init(_ error: HTTPError, timeout: Double) {
         switch error.kind {
         case .timeout: self = .timeout(seconds: timeout)
         default: self = .network(error.message)

@@ -199,11 +199,11 @@ struct ConfigurationBuilder {
             case "cookie_file":
                 settings.cookieFile = try expandPath(value, name: entry.key,
                                                      at: Location(file: block.file, line: entry.line))
-            case "search_online":
+            case "search_online", "enabled":
                 guard let flag = Self.bool(value) else {
                     throw fail("not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
                 }
-                settings.searchOnline = flag
+                if entry.key == "enabled" { settings.enabled = flag } else { settings.searchOnline = flag }
             case "directory_name":
                 guard !value.isEmpty, !value.contains("/") else {
                     throw fail("must be a non-empty name without '/': \"\(value)\"")

@@ -29,6 +29,9 @@ public struct NetEaseSettings: Sendable, Equatable {
     public var syncInterval: Int
     /// `scrobble`: whether played songs are reported to NetEase (its "recently played" and listening ranking).
     public var scrobble: Bool
+    /// `enabled`: "no" leaves NetEase out entirely (no `NetEase` directory, no requests), as MPD's plugin blocks
+    /// take `enabled "no"`; a plain local music server then.
+    public var enabled: Bool = true
 
     public static let defaultQuality = "exhigh"
     public static let defaultDirectoryName = "NetEase"

@@ -3,7 +3,7 @@ import Foundation
 /// MPD's `ParsePath` (`src/config/Path.cxx`) for the options that name files: `~` is the home directory,
 /// `~/x` is inside it, `~user/x` is inside that user's home, and anything else must be absolute, because a
 /// relative path would depend on the directory the server happens to be started from.
-struct PathExpander: Sendable {
+public struct PathExpander: Sendable {
     enum Failure: Error, Equatable {
         case notAbsolute
         case noSuchUser(String)
@@ -29,7 +29,7 @@ struct PathExpander: Sendable {
     }
 
     /// `directory/name` without doubling the slash when `directory` ends with one (the root, a `HOME=/x/`).
-    static func join(_ directory: String, _ name: String) -> String {
+    public static func join(_ directory: String, _ name: String) -> String {
         if name.isEmpty { return directory }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }

@@ -10,6 +10,7 @@ import MPDServer
 import NIOCore
 import NIOPosix
 import NetEase
+import NetEaseLibrary
 import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
@@ -112,14 +113,33 @@ struct Application {
         } else {
             watcher = nil
         }
-        let context = ServerContext(settings: settings, store: store, database: library,
+        // NetEase: the virtual directory beside the local folders, `netease://` and share links, online search.
+        var catalog: NetEaseCatalog?
+        if config.netease.enabled {
+            do {
+                let client = try NetEaseService.makeClient(config.netease, logger: logger)
+                let service = NetEaseService(client: client, settings: config.netease,
+                                             cacheDirectory: config.cacheDirectory, logger: logger)
+                catalog = NetEaseCatalog(service: service, library: library, logger: logger)
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCodeError.failure
+            }
+        }
+        self.catalog = catalog
+        let playlistDirectory: (any PlaylistStore)? = config.playlistDirectory.map {
+            PlaylistDirectory(path: $0, musicDirectory: config.musicDirectory, maximumLength: config.maxPlaylistLength)
+        }
+        let database: (any MusicDatabase)? = library.map { library -> any MusicDatabase in
+            guard let catalog else { return library }
+            return CombinedDatabase(local: library, catalog: catalog)
+        }
+        let context = ServerContext(settings: settings, store: store, database: database,
                                     queries: library.map { LibraryQueries($0.database) },
                                     stickers: library.map { StickerDatabase($0.database) },
-                                    playlists: config.playlistDirectory.map {
-                                        PlaylistDirectory(path: $0, musicDirectory: config.musicDirectory,
-                                                          maximumLength: config.maxPlaylistLength)
-                                    },
-                                    audio: audio, table: .standard(for: settings), logger: logger,
+                                    playlists: catalog.map { CombinedPlaylists(local: playlistDirectory, catalog: $0) }
+                                        ?? playlistDirectory,
+                                    audio: audio, catalog: catalog, table: .standard(for: settings), logger: logger,
                                     requestShutdown: { shutdown.trigger() })
         service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
         self.shutdown = shutdown
@@ -130,6 +150,7 @@ struct Application {
     private let library: MusicLibrary?
     private let audio: AudioPlayer
     private let watcher: DirectoryWatcher?
+    private let catalog: NetEaseCatalog?
 
     func run() async throws {
         let service = self.service
@@ -141,6 +162,9 @@ struct Application {
         if let library, (try? library.isEmpty) ?? false {
             do { try library.enqueueUpdate(uri: "", discard: false) } catch { logger.error("cannot update: \(error)") }
         }
+        // The NetEase collection is synced on start and every `sync_interval` seconds (0: only `update NetEase`).
+        let sync = catalog?.startBackgroundSync(interval: config.netease.syncInterval)
+        defer { sync?.stop() }
         let task = Task {
             do {
                 try await service.run()

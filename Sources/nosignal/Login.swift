@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetEase
+import NetEaseLibrary
 import NoSignalConfig
 
 /// `nosignal login`, `logout`, `whoami`: the NetEase account the server uses. The cookies go where the server
@@ -89,26 +90,7 @@ enum NetEaseSession {
     static let pollInterval: Double = 2
 
     static func client(_ config: Configuration) throws -> NetEaseClient {
-        let settings = config.netease
-        var configuration = NetEaseClient.Configuration()
-        if let url = settings.apiURL { configuration.apiURL = url }
-        if let url = settings.eapiURL { configuration.eapiURL = url }
-        if let file = settings.weapiPublicKeyFile {
-            do { configuration.publicKey = try RSAPublicKey(pem: String(contentsOfFile: file, encoding: .utf8)) } catch {
-                throw failure("weapi_public_key \(file): \(error)")
-            }
-        }
-        configuration.realIP = settings.realIP
-        configuration.timeout = Double(settings.timeout)
-        do {
-            // The cookie file's folder (the data directory) may not exist before the first login.
-            let folder = (settings.cookieFile as NSString).deletingLastPathComponent
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            return NetEaseClient(configuration: configuration, cookies: try CookieJar(file: settings.cookieFile))
-        } catch {
-            throw failure("cannot read the cookie file \(settings.cookieFile): \(error)")
-        }
+        do { return try NetEaseService.makeClient(config.netease) } catch { throw failure("\(error)") }
     }
 
     static func send<E: NetEaseEndpoint>(_ client: NetEaseClient, _ endpoint: E) throws -> E.Response {

@@ -64,14 +64,17 @@ enum DatabaseQueryCommands {
         let query = try FilterParser.parseQuery(arguments: request.arguments, command: command,
                                                 validateRegex: validator(queries))
         let mask = context.effectiveTagMask
+        let catalog = context.server.catalog
         return .deferred {
             var response = Response()
-            for var song in try await queries.songs(matching: query) {
+            let result = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog)
+            for var song in result.songs {
                 // MPD 0.23 sorts copies (`DetachedSong`) that lose the audio format, so sorted results have no
                 // `Format:` line (checked against Debian's MPD).
                 if query.sort != nil { song.audioFormat = nil }
                 SongFormatter.write(song, mask: mask, into: &response)
             }
+            if let failure = result.failure { throw PartialResponseError(response: response, error: failure) }
             return response
         }
     }
@@ -92,12 +95,16 @@ enum DatabaseQueryCommands {
                 position = try argument.resolve(queueLength: state?.queue.count ?? 0, current: state?.currentPosition)
             })
         let at = position
+        let catalog = context.server.catalog
         return .deferred {
-            let songs = try await queries.songs(matching: query)
-            guard !songs.isEmpty else { return Response() }
-            // Songs that fit stay; the rest is MPD's "Playlist is too large".
-            let ids = QueueCommands.addedIDs(try store.send(.add(songs, at: at, bulk: false), partition: partition))
-            guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
+            let result = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog)
+            let songs = result.songs
+            if !songs.isEmpty {
+                // Songs that fit stay; the rest is MPD's "Playlist is too large".
+                let ids = QueueCommands.addedIDs(try store.send(.add(songs, at: at, bulk: false), partition: partition))
+                guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
+            }
+            if let failure = result.failure { throw failure }
             return Response()
         }
     }
@@ -120,8 +127,10 @@ enum DatabaseQueryCommands {
         }
         let at = position
         let player = context.server.store
+        let catalog = context.server.catalog
         return .deferred {
-            let uris = try await queries.songs(matching: query).map(\.uri)
+            let result = try await OnlineSearch.songs(query, command: .searchaddpl, queries: queries, catalog: catalog)
+            let uris = result.songs.map(\.uri)
             guard at != nil || !uris.isEmpty else { return Response() }
             guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
                 throw PlayerError.badPlaylistName
@@ -135,6 +144,7 @@ enum DatabaseQueryCommands {
                 return updated
             }
             if !uris.isEmpty { player.announce([Change(.storedPlaylists)]) }
+            if let failure = result.failure { throw failure }
             return Response()
         }
     }

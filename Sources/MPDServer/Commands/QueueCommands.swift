@@ -195,6 +195,19 @@ enum QueueCommands {
             let ids = addedIDs(try store.send(.add([Song(uri: path)], at: position), partition: partition))
             return .ok(single ? idResponse(ids) : Response())
         }
+        if let catalog = context.server.catalog, catalog.recognizes(uri) {
+            // A catalogue URI or share link: its songs, tagged (a playlist or album becomes all its tracks).
+            return .deferred {
+                let songs = try await catalog.songs(for: uri)
+                if single {
+                    // `addid` takes one song, never a collection.
+                    guard songs.count == 1 else { throw DatabaseError.notFound("No such song") }
+                }
+                let ids = addedIDs(try store.send(.add(songs, at: position), partition: partition))
+                guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
+                return single ? idResponse(ids) : Response()
+            }
+        }
         if let scheme = scheme(of: uri) {
             // Schemes the input side plays (`urlhandlers`); HTTP(S) always works through libcurl.
             guard scheme == "http" || scheme == "https" || context.server.settings.urlSchemes.contains(scheme + "://")

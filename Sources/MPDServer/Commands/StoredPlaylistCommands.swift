@@ -36,11 +36,12 @@ enum StoredPlaylistCommands {
             let store = try readStore(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let database = context.server.database
+            let catalog = context.server.catalog
             let mask = context.effectiveTagMask
             return .deferred {
                 var response = Response()
                 for uri in clip(try await store.uris(of: request[0]), range) {
-                    let song = await resolve(uri, database) ?? Song(uri: uri)
+                    let song = await resolve(uri, database, catalog) ?? Song(uri: uri)
                     SongFormatter.write(song, mask: mask, into: &response)
                 }
                 return response
@@ -52,13 +53,14 @@ enum StoredPlaylistCommands {
             let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()),
                                                     command: .searchplaylist, validateRegex: SongMatcher.validateRegex)
             let database = context.server.database
+            let catalog = context.server.catalog
             let mask = context.effectiveTagMask
             return .deferred {
                 let matcher = SongMatcher(query.expression)
                 let uris = try await store.uris(of: request[0])
                 var matches: [(position: Int, song: Song?)] = []
                 for (position, uri) in uris.enumerated() {
-                    let song = await resolve(uri, database)
+                    let song = await resolve(uri, database, catalog)
                     if matcher.matches(song ?? Song(uri: uri)) { matches.append((position, song)) }
                 }
                 var response = Response()
@@ -78,10 +80,11 @@ enum StoredPlaylistCommands {
         CommandSpec("playlistlength", .read, 1...1) { context, request in
             let store = try readStore(context)
             let database = context.server.database
+            let catalog = context.server.catalog
             return .deferred {
                 let uris = try await store.uris(of: request[0])
                 var total = 0.0
-                for uri in uris { total += await resolve(uri, database)?.duration ?? 0 }
+                for uri in uris { total += await resolve(uri, database, catalog)?.duration ?? 0 }
                 var response = Response()
                 response.add("songs", uris.count)
                 response.add("playtime", Int(total))
@@ -94,12 +97,13 @@ enum StoredPlaylistCommands {
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let position = try QueueCommands.insertPosition(request, 2, context)
             let database = context.server.database
+            let catalog = context.server.catalog
             let player = context.server.store
             let partition = context.client.partition
             return .deferred {
                 var songs: [Song] = []
                 for uri in clip(try await store.uris(of: request[0]), range) {
-                    if let song = await resolve(uri, database) { songs.append(song) }
+                    if let song = await resolve(uri, database, catalog) { songs.append(song) }
                 }
                 let effects = try player.send(.load(songs, at: position), partition: partition)
                 for case .added(let ids) in effects where ids.count < songs.count { throw PlayerError.playlistTooLarge }
@@ -125,9 +129,12 @@ enum StoredPlaylistCommands {
             let database = context.server.database
             let isRemote = QueueCommands.scheme(of: uri) != nil
             if !isRemote && database == nil { throw DatabaseError.disabled }
+            let catalog = context.server.catalog.flatMap { $0.recognizes(uri) ? $0 : nil }
             return edit(context) {
                 let uris: [String]
-                if !isRemote, let database {
+                if let catalog {
+                    uris = try await catalog.songs(for: uri).map(\.uri)
+                } else if !isRemote, let database {
                     uris = try await database.songsForQueue(uri: uri == "/" ? "" : uri).map(\.uri)
                 } else {
                     uris = [uri]
@@ -232,8 +239,13 @@ enum StoredPlaylistCommands {
     }
 
     /// The song a playlist entry names: URLs as they are, database songs with their tags, nil when unknown.
-    static func resolve(_ uri: String, _ database: (any MusicDatabase)?) async -> Song? {
-        if QueueCommands.scheme(of: uri) != nil { return Song(uri: uri) }
+    static func resolve(_ uri: String, _ database: (any MusicDatabase)?, _ catalog: (any RemoteCatalog)? = nil) async
+        -> Song?
+    {
+        if QueueCommands.scheme(of: uri) != nil {
+            if let catalog, catalog.recognizes(uri), let song = await catalog.knownSong(uri: uri) { return song }
+            return Song(uri: uri)
+        }
         guard let database, let songs = try? await database.songsForQueue(uri: uri), songs.count == 1,
               songs[0].uri == uri
         else { return nil }

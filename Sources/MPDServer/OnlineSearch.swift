@@ -1,0 +1,97 @@
+import MPDProtocol
+import PlayerCore
+
+/// `search`, `searchadd` and `searchaddpl` with the online catalogue (`search_online`): the local matches first,
+/// exactly as without it, then the catalogue's songs for the same words that are not already among them; `window`
+/// applies to the whole list. `find` and everything that is not a plain text search stay local. The catalogue is
+/// asked while the database is read, so a slow catalogue costs at most its own timeout.
+enum OnlineSearch {
+    /// How many catalogue songs a search appends at most (one page of NetEase's own search).
+    static let limit = 30
+
+    struct Result {
+        var songs: [Song]
+        /// Why the catalogue part failed; the local part is in `songs` all the same.
+        var failure: (any Error)?
+    }
+
+    /// The words to send for a filter, and whether its catalogue answers must still be matched against it:
+    /// only positive substring matches on `any`, Title, Artist, Album (or AlbumArtist) qualify. `any` is left to
+    /// the catalogue (it also matches aliases, translations and pinyin); tag conditions are checked.
+    static func keywords(_ expression: FilterExpression) -> (words: String, checkTags: Bool)? {
+        let terms: [FilterExpression]
+        switch expression {
+        case .and(let parts): terms = parts
+        default: terms = [expression]
+        }
+        var words: [String] = []
+        var checkTags = false
+        for term in terms {
+            guard case .tag(let selector, let match) = term, match.kind == .contains, !match.negated, match.foldCase
+            else { return nil }
+            switch selector {
+            case .any: break
+            case .tag(let tag) where [.title, .artist, .album, .albumArtist].contains(tag): checkTags = true
+            default: return nil
+            }
+            let word = match.value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            if !word.isEmpty { words.append(word) }
+        }
+        return words.isEmpty ? nil : (words.joined(separator: " "), checkTags)
+    }
+
+    /// The matches of `query` for `command`: local ones, then (for the search family, when the catalogue searches
+    /// online and the filter is a text search) the catalogue's, windowed together.
+    static func songs(_ query: FilterQuery, command: FilterCommand, queries: any DatabaseQueries,
+                      catalog: (any RemoteCatalog)?) async throws -> Result {
+        guard let catalog, catalog.searchesOnline, command != .find, command != .findadd,
+              let (words, checkTags) = keywords(query.expression)
+        else { return Result(songs: try await queries.songs(matching: query)) }
+        var local = query
+        local.window = nil
+        async let online = catalog.search(keywords: words, limit: limit)
+        var songs = try await queries.songs(matching: local)
+        var failure: (any Error)?
+        // A window the local matches already fill needs nothing from the catalogue.
+        if let end = query.window?.end, songs.count >= end {
+            _ = try? await online
+        } else {
+            do {
+                songs += distinct(try await online, from: songs,
+                                  matcher: checkTags ? SongMatcher(query.expression) : nil)
+            } catch {
+                failure = error
+            }
+        }
+        if let window = query.window {
+            let start = min(window.start, songs.count)
+            let end = min(window.end ?? songs.count, songs.count)
+            songs = start < end ? Array(songs[start..<end]) : []
+        }
+        return Result(songs: songs, failure: failure)
+    }
+
+    /// Catalogue songs that are not the same as a local match: the same URI (a synced song), or the same title
+    /// and artist (a local file of it).
+    static func distinct(_ online: [Song], from local: [Song], matcher: SongMatcher?) -> [Song] {
+        func key(_ song: Song) -> String? {
+            let title = song.tags.first { $0.name == "Title" }?.value
+            let artist = song.tags.first { $0.name == "Artist" }?.value
+            guard let title, let artist else { return nil }
+            return (title + "\u{0}" + artist).lowercased()
+        }
+        var seen = Set(local.map(\.uri))
+        var seenKeys = Set(local.compactMap(key))
+        var result: [Song] = []
+        for song in online {
+            guard !seen.contains(song.uri), matcher?.matches(song) ?? true else { continue }
+            if let key = key(song) {
+                guard !seenKeys.contains(key) else { continue }
+                seenKeys.insert(key)
+            }
+            seen.insert(song.uri)
+            result.append(song)
+        }
+        return result
+    }
+}

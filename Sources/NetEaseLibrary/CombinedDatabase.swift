@@ -1,0 +1,161 @@
+import Library
+import MPDProtocol
+import MPDServer
+import NetEase
+import PlayerCore
+
+/// The database the protocol sees: the local library with the NetEase directory beside its folders. Paths below
+/// `NetEase/` and `netease://song/…` go to the catalogue, everything else to the local database unchanged.
+public final class CombinedDatabase: MusicDatabase {
+    let local: any MusicDatabase
+    let catalog: NetEaseCatalog
+
+    public init(local: any MusicDatabase, catalog: NetEaseCatalog) {
+        self.local = local
+        self.catalog = catalog
+    }
+
+    private func songID(_ uri: String) -> Int64? {
+        guard case .song(let id)? = NetEaseReference(uri), uri.hasPrefix(NetEaseURI.scheme) else { return nil }
+        return id
+    }
+
+    public func songsForQueue(uri: String) async throws -> [Song] {
+        if catalog.contains(uri) {
+            return try await entries(uri: uri, recursive: true).compactMap { entry in
+                if case .song(let song) = entry { return song }
+                return nil
+            }
+        }
+        if songID(uri) != nil { return try await catalog.songs(for: uri) }
+        var songs = try await local.songsForQueue(uri: uri)
+        if uri.isEmpty || uri == "/" {
+            // The whole database: the synced collection too, as `listall` shows it.
+            songs += try await catalogEntries(uri: catalog.root, recursive: true).compactMap { entry in
+                if case .song(let song) = entry { return song }
+                return nil
+            }
+        }
+        return songs
+    }
+
+    public func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
+        if catalog.contains(uri) { return try await catalogEntries(uri: uri, recursive: recursive) }
+        if songID(uri) != nil { return try await catalog.songs(for: uri).map(LibraryEntry.song) }
+        var entries = try await local.entries(uri: uri, recursive: recursive)
+        if uri.isEmpty || uri == "/" {
+            if recursive {
+                entries += try await catalogEntries(uri: catalog.root, recursive: true)
+            } else {
+                // After the local folders, before the songs and playlists of the root.
+                let index = entries.lastIndex { if case .directory = $0 { true } else { false } }.map { $0 + 1 } ?? 0
+                entries.insert(.directory(path: catalog.root, lastModified: nil), at: index)
+            }
+        }
+        return entries
+    }
+
+    private func catalogEntries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
+        try await catalog.call("cannot list \(uri)") { try self.catalog.entries(uri: uri, recursive: recursive) }
+    }
+
+    public func files(uri: String) async throws -> [StorageEntry] {
+        try await local.files(uri: uri)
+    }
+
+    public func startUpdate(uri: String, rescan: Bool) throws -> Int {
+        if catalog.contains(uri) { return try catalog.startSync() }
+        return try local.startUpdate(uri: uri, rescan: rescan)
+    }
+
+    public var updatingJobID: Int? { local.updatingJobID }
+
+    public func comments(uri: String) async throws -> [(key: String, value: String)] {
+        if songID(uri) != nil { throw DatabaseError.notFound("No such file") }
+        return try await local.comments(uri: uri)
+    }
+
+    public func albumArt(uri: String) async throws -> [UInt8] {
+        if let id = songID(uri) { return try await catalog.cover(songID: id) }
+        return try await local.albumArt(uri: uri)
+    }
+
+    public func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? {
+        if let id = songID(uri) {
+            let bytes = try await catalog.cover(songID: id)
+            return (bytes, NetEaseCatalog.mimeType(bytes))
+        }
+        return try await local.picture(uri: uri)
+    }
+
+    public func statistics() async throws -> DatabaseStatistics {
+        try await local.statistics()
+    }
+}
+
+/// Stored playlists: the m3u files, then the user's NetEase playlists as `NetEase/<name>` (a name no local
+/// playlist can have). They are read from the synced collection, so `listplaylists` never waits for NetEase;
+/// `listplaylist`, `listplaylistinfo` and `load` of one not synced yet ask NetEase.
+public final class CombinedPlaylists: PlaylistStore {
+    let local: (any PlaylistStore)?
+    let catalog: NetEaseCatalog
+
+    public init(local: (any PlaylistStore)?, catalog: NetEaseCatalog) {
+        self.local = local
+        self.catalog = catalog
+    }
+
+    private var prefix: String { catalog.root + "/" }
+
+    private func localStore() throws -> any PlaylistStore {
+        guard let local else { throw ACKError(.unknown, "Stored playlists are disabled") }
+        return local
+    }
+
+    public func playlists() async throws -> [StoredPlaylistInfo] {
+        var all = try await local?.playlists() ?? []
+        guard let library = catalog.library else { return all }
+        let folder = catalog.path(.playlists)
+        let synced = (try? await catalog.service.run { try library.remoteChildren(of: folder) }) ?? []
+        all += synced.map { directory in
+            StoredPlaylistInfo(name: prefix + directory.path.dropFirst(folder.count + 1),
+                               lastModified: directory.lastModified ?? 0)
+        }
+        return all
+    }
+
+    public func uris(of name: String) async throws -> [String] {
+        guard name.hasPrefix(prefix) else {
+            guard let local else { throw PlayerError.noSuchPlaylist }
+            return try await local.uris(of: name)
+        }
+        let path = catalog.path(.playlists) + "/" + name.dropFirst(prefix.count)
+        do {
+            return try await catalog.call("cannot read playlist \(name)") {
+                try self.catalog.entries(uri: path, recursive: false).compactMap { entry in
+                    if case .song(let song) = entry { return song.uri }
+                    return nil
+                }
+            }
+        } catch DatabaseError.notFound {
+            throw PlayerError.noSuchPlaylist
+        }
+    }
+
+    public func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws {
+        try await localStore().savePlaylist(name, uris: uris, mode: mode)
+    }
+
+    public func editPlaylist(_ name: String, createIfMissing: Bool,
+                             _ body: @Sendable ([String]) throws -> [String]?) async throws {
+        try await localStore().editPlaylist(name, createIfMissing: createIfMissing, body)
+    }
+
+    public func renamePlaylist(_ name: String, to newName: String) async throws {
+        try await localStore().renamePlaylist(name, to: newName)
+    }
+
+    public func removePlaylist(_ name: String) async throws {
+        try await localStore().removePlaylist(name)
+    }
+}
