@@ -182,7 +182,8 @@ class Server:
             lines.append('zeroconf_enabled "no"')
             cmd = ["mpd", "--no-daemon", "--stderr", conf]
         else:
-            lines += [f'data_directory "{self.dir}/data"', f'cache_directory "{self.dir}/cache"']
+            lines += [f'data_directory "{self.dir}/data"', f'cache_directory "{self.dir}/cache"',
+                      'netease {', ' enabled "no"', '}']
             cmd = [binary or ARGS.binary, "--config", conf]
         with open(conf, "w") as f:
             f.write("\n".join(lines) + "\n")

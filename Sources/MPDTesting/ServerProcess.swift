@@ -93,7 +93,9 @@ public final class ServerProcess: @unchecked Sendable {
         case .mpd:
             lines += ["zeroconf_enabled \"no\"", "log_level \"verbose\""]
         case .nosignal:
-            lines += ["data_directory \"\(path)/data\"", "cache_directory \"\(path)/cache\""]
+            // MPD has no NetEase directory; the differential scripts compare the local library only.
+            lines += ["data_directory \"\(path)/data\"", "cache_directory \"\(path)/cache\"",
+                      "netease {", "    enabled \"no\"", "}"]
         }
         lines += [
             "audio_output {",

@@ -84,7 +84,8 @@ class Server:
             lines += ['zeroconf_enabled "no"']
             cmd = ["mpd", "--no-daemon", "--stderr", conf]
         else:
-            lines += [f'data_directory "{workdir}/data"', f'cache_directory "{workdir}/cache"']
+            lines += [f'data_directory "{workdir}/data"', f'cache_directory "{workdir}/cache"',
+                      'netease {', ' enabled "no"', '}']
             cmd = [os.path.abspath(kind), "--config", conf]
         with open(conf, "w") as f:
             f.write("\n".join(lines) + "\n")

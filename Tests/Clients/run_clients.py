@@ -35,8 +35,10 @@ class Server:
         os.makedirs(os.path.join(self.dir, "music"), exist_ok=True)
         self.conf = os.path.join(self.dir, "nosignal.conf")
         with open(self.conf, "w") as f:
+            # NetEase stays off unless a check configures it (it would try NetEase's real hosts).
+            netease = "" if "netease {" in extra_config else 'netease {\n enabled "no"\n}\n'
             f.write(f'bind_to_address "127.0.0.1"\nport "{self.port}"\n'
-                    f'music_directory "{self.dir}/music"\n{extra_config}\n')
+                    f'music_directory "{self.dir}/music"\n{netease}{extra_config}\n')
         env = dict(os.environ, HOME=self.dir)
         self.log = open(os.path.join(self.dir, "stderr.log"), "w")
         self.proc = subprocess.Popen([BINARY, "--config", self.conf], env=env, stdout=self.log, stderr=self.log)
