@@ -59,6 +59,7 @@ extension FakeNetEaseServer {
         Endpoint(path: "/api/register/anonimous", access: .open, handler: registerAnonymous),
         Endpoint(path: "/api/login/cellphone", access: .open, handler: cellphone),
         Endpoint(path: "/api/w/login/cellphone", access: .open, handler: cellphone),
+        Endpoint(path: "/api/sms/captcha/sent", access: .open, handler: smsCode),
         Endpoint(path: "/api/cloudsearch/pc", access: .guest, handler: cloudsearch),
         Endpoint(path: "/api/search/suggest/web", access: .guest, handler: searchSuggest),
         Endpoint(path: "/api/v3/song/detail", access: .guest, handler: songDetail),
@@ -249,6 +250,12 @@ extension FakeNetEaseServer {
         default:
             return .code(501, "账号不存在")
         }
+    }
+
+    /// Any number gets a code (the demo phone's is always 1234).
+    static func smsCode(_ context: Context) -> Reply {
+        guard context.string("cellphone") != nil else { return .code(400, "参数错误") }
+        return Reply(json: ["code": 200, "data": true])
     }
 
     // MARK: Search

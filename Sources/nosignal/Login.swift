@@ -18,9 +18,22 @@ struct Login: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the QR code to be scanned and confirmed.")
     var timeout: Double = 180
 
+    @Option(help: "Log in with a phone number instead (a last resort: NetEase often demands a captcha). The password is read from standard input.")
+    var phone: String?
+
+    @Option(help: "The phone number's country code.")
+    var countryCode: String = "86"
+
+    @Flag(help: "With --phone: have NetEase text a code and read that instead of the password.")
+    var sms = false
+
     func run() async throws {
         let config = try options.load()
         let client = try NetEaseSession.client(config)
+        if let phone {
+            try phoneLogin(client, phone: phone)
+            return
+        }
         if let cookie {
             for pair in cookie.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -57,6 +70,58 @@ struct Login: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(NetEaseSession.pollInterval))
         }
         throw NetEaseSession.failure("nobody confirmed the login within \(Int(timeout)) s")
+    }
+}
+
+extension Login {
+    /// Phone login, with NetEase's usual refusals explained (reference §5.7).
+    func phoneLogin(_ client: NetEaseClient, phone: String) throws {
+        let secret: LoginEndpoints.Cellphone.Secret
+        if sms {
+            _ = try NetEaseSession.send(client, LoginEndpoints.SMSCode(phone: phone, countryCode: countryCode))
+            secret = .smsCode(try Self.readSecret("Code from the text message: ", hidden: false))
+        } else {
+            secret = .password(try Self.readSecret("NetEase password for \(phone): ", hidden: true))
+        }
+        do {
+            _ = try client.send(LoginEndpoints.Cellphone(phone: phone, countryCode: countryCode, secret: secret))
+        } catch {
+            throw NetEaseSession.failure(Self.explain(error))
+        }
+        try NetEaseSession.printAccount(client, failure: "NetEase accepted the login but the account is missing")
+    }
+
+    static func explain(_ error: NetEaseError) -> String {
+        let qr = "log in with the QR code instead (nosignal login)"
+        switch error {
+        case .api(code: 8821, _):
+            return "NetEase wants a behaviour captcha (8821) that only its app can show; \(qr)"
+        case .riskCheck:
+            return "NetEase wants a risk verification (-462) that only its app can show; \(qr)"
+        case .api(code: 502, _):
+            return "wrong password or code (502)"
+        case .api(code: 501, _):
+            return "NetEase has no account with this phone number (501)"
+        case .api(code: 509, _):
+            return "too many wrong passwords (509); wait, or \(qr)"
+        case .api(code: 503, _):
+            return "wrong code (503)"
+        default:
+            return "NetEase: \(error)"
+        }
+    }
+
+    /// A line from standard input; without echo when it is a terminal and `hidden`.
+    static func readSecret(_ prompt: String, hidden: Bool) throws -> String {
+        let line: String?
+        if hidden, isatty(STDIN_FILENO) != 0, let typed = getpass(prompt) {
+            line = String(cString: typed)
+        } else {
+            FileHandle.standardError.write(Data(prompt.utf8))
+            line = readLine(strippingNewline: true)
+        }
+        guard let line, !line.isEmpty else { throw NetEaseSession.failure("nothing entered") }
+        return line
     }
 }
 

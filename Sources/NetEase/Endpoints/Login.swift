@@ -96,6 +96,19 @@ public enum LoginEndpoints {
         }
     }
 
+    /// `captcha_sent` (`/api/sms/captcha/sent`): NetEase texts a login code to the phone.
+    public struct SMSCode: NetEaseEndpoint {
+        public var phone: String
+        public var countryCode: String
+        public init(phone: String, countryCode: String = "86") {
+            self.phone = phone
+            self.countryCode = countryCode
+        }
+        public var path: String { "/api/sms/captcha/sent" }
+        public var parameters: [String: JSONValue] { ["cellphone": .string(phone), "ctcode": .string(countryCode)] }
+        public typealias Response = NetEaseEmptyResponse
+    }
+
     /// `login_cellphone` (ENH's `/api/w/login/cellphone`): with a password (sent as its MD5) or an SMS code.
     public struct Cellphone: NetEaseEndpoint {
         public enum Secret: Sendable, Equatable {
