@@ -3,7 +3,7 @@
 # Starts the fake NetEase server (demo catalog, QR codes that scan themselves after a few seconds) and NoSignal
 # pointed at it, on 127.0.0.1:6600. In another terminal:
 #   .build/debug/nosignal login --config "$DEMO/nosignal.conf"     # the QR flow; prints demo_user
-#   mpc status
+#   mpc update NetEase; mpc ls NetEase/Playlists; mpc search any 夏日; mpc add netease://album/3001; mpc playlist
 # Everything lives in a temporary directory that is removed on exit (Ctrl-C).
 set -euo pipefail
 BIN=${BIN:-.build/debug}
@@ -28,4 +28,5 @@ netease {
 CONF
 echo "fake NetEase on 127.0.0.1:$FAKE_PORT; log in with:"
 echo "  $BIN/nosignal login --config $DEMO/nosignal.conf"
+echo "then: mpc update NetEase; mpc ls NetEase/Playlists; mpc search any 夏日; mpc add netease://album/3001"
 "$BIN/nosignal" --config "$DEMO/nosignal.conf"
