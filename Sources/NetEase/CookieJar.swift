@@ -34,6 +34,17 @@ public final class CookieJar: Sendable, CustomStringConvertible {
     /// unreadable one throws, so a typo in `cookie_file` does not silently log the user out.
     public init(file: String? = nil, now: Date = Date()) throws {
         self.file = file
+        cookies = Mutex(try Self.load(file, now: now))
+    }
+
+    /// Reads the file again: `nosignal login` in another process changed the login the server uses.
+    public func reload(now: Date = Date()) throws {
+        guard file != nil else { return }
+        let loaded = try Self.load(file, now: now)
+        cookies.withLock { $0 = loaded }
+    }
+
+    private static func load(_ file: String?, now: Date) throws -> [String: Cookie] {
         var loaded: [String: Cookie] = [:]
         if let file, FileManager.default.fileExists(atPath: file) {
             // A jar copied in by hand may be readable by others; it holds the login, so it is narrowed at once.
@@ -48,7 +59,7 @@ public final class CookieJar: Sendable, CustomStringConvertible {
                 }
             }
         }
-        cookies = Mutex(loaded)
+        return loaded
     }
 
     /// The live cookies, by name.

@@ -27,6 +27,8 @@ public final class NetEaseService: Sendable {
 
     struct State {
         var account: Account?
+        /// The account last reported in the log, so a re-check that finds the same login says nothing.
+        var announced: Account?
         /// After a 405/406 no request goes out before this instant; callers get the same error at once.
         var quietUntil: ContinuousClock.Instant?
         var quietError: NetEaseError?
@@ -148,17 +150,25 @@ public final class NetEaseService: Sendable {
         let account: Account
         if status.isLoggedIn, let profile = status.profile {
             account = .loggedIn(userID: profile.id, nickname: profile.nickname ?? "")
-            logger.notice("NetEase: logged in as \(profile.nickname ?? "?") (user \(profile.id))")
         } else {
-            if client.cookies.value("MUSIC_U") != nil {
-                logger.warning("NetEase: the login has expired; using guest mode until `nosignal login`")
-            } else {
-                logger.notice("NetEase: not logged in; using guest mode (`nosignal login` to log in)")
-            }
             try registerGuest()
             account = .guest
         }
-        state.withLock { $0.account = account }
+        let announce = state.withLock { state -> Bool in
+            state.account = account
+            defer { state.announced = account }
+            return state.announced != account
+        }
+        if announce {
+            switch account {
+            case .loggedIn(let id, let nickname):
+                logger.notice("NetEase: logged in as \(nickname) (user \(id))")
+            case .guest where client.cookies.value("MUSIC_U") != nil:
+                logger.warning("NetEase: the login has expired; using guest mode until `nosignal login`")
+            case .guest:
+                logger.notice("NetEase: not logged in; using guest mode (`nosignal login` to log in)")
+            }
+        }
         return account
     }
 
@@ -168,8 +178,10 @@ public final class NetEaseService: Sendable {
         return id
     }
 
-    /// Forgets the account, so the next request checks the cookie file's login again (after `nosignal login`).
+    /// Forgets the account and reads the cookie file again, so the next request checks the login that
+    /// `nosignal login` (another process) may have stored since.
     public func recheckAccount() {
+        do { try client.cookies.reload() } catch { logger.warning("NetEase: cannot read the cookie file: \(error)") }
         state.withLock { $0.account = nil }
     }
 
@@ -183,6 +195,7 @@ public final class NetEaseService: Sendable {
         let wasLoggedIn = state.withLock { state -> Bool in
             guard case .loggedIn? = state.account else { return false }
             state.account = .guest
+            state.announced = .guest
             return true
         }
         guard wasLoggedIn else { return }
