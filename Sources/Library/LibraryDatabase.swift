@@ -99,6 +99,23 @@ public final class LibraryDatabase: Sendable {
                 """)
             try createTagIndex(db)
         }
+        // Collections of a remote source (NetEase) shown as a virtual tree. Their songs are ordinary `song` rows
+        // (`source` names the source, no directory) so every query sees them; the tree lives apart from `directory`,
+        // which an update prunes and walks as the music directory. An entry is a song's place in a directory (the same
+        // song may be listed in several, or twice in one), so it is kept by position. `song_remote` finds a source's
+        // songs and holds no row for a local one; SQLite uses it only for queries that also say `source <> 'local'`.
+        migrator.registerMigration("v5-remote-collections") { db in
+            try db.execute(sql: """
+                CREATE TABLE remote_directory (path TEXT PRIMARY KEY, source TEXT NOT NULL, parent TEXT NOT NULL,
+                    position INTEGER NOT NULL, reference TEXT, last_modified INTEGER);
+                CREATE INDEX remote_directory_parent ON remote_directory(parent, position);
+                CREATE TABLE remote_entry (directory TEXT NOT NULL REFERENCES remote_directory(path) ON DELETE CASCADE,
+                    position INTEGER NOT NULL, song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+                    PRIMARY KEY (directory, position)) WITHOUT ROWID;
+                CREATE INDEX remote_entry_song ON remote_entry(song_id);
+                CREATE INDEX song_remote ON song(source) WHERE source <> 'local';
+                """)
+        }
         return migrator
     }
 

@@ -178,8 +178,8 @@ public final class LibraryQueries: Sendable {
         while let row = try cursor.next() {
             let directory: String? = row[2]
             if let directory { perDirectory[directory, default: 0] += 1 }
-            entries.append((row[0], WalkOrder.Entry(directory: directory, album: nil, disc: 0, track: 0, uri: row[1]),
-                            row[3]))
+            entries.append((row[0], WalkOrder.Entry(id: row[0], directory: directory, album: nil, disc: 0, track: 0,
+                                                    uri: row[1]), row[3]))
         }
         // `song_cmp` needs album, disc and track only where two matches share a directory.
         var index: [Int64: Int] = [:]

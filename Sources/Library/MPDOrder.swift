@@ -111,13 +111,16 @@ struct CollationKey: Comparable {
 
 /// MPD's database walk order (`Directory::Walk` over a tree sorted by `Directory::Sort`): in each directory its
 /// songs first, ordered by `song_cmp` (album, disc, track, file name), then its subdirectories ordered by path,
-/// each recursively. Songs outside the directory tree (NetEase) follow, ordered by URI.
+/// each recursively. Songs outside the directory tree (remote collections) follow, ordered by row id: the order
+/// their syncs first stored them, which a re-sync keeps.
 ///
 /// Directories are ranked once in depth-first order (songs of a directory precede those of its subdirectories, so
 /// the preorder rank is the song's primary key); collation keys are computed only when two different strings in
 /// one directory must be compared.
 struct WalkOrder {
     struct Entry {
+        /// The song's row.
+        var id: Int64
         /// The directory's path; nil for songs outside the tree.
         var directory: String?
         var album: String?
@@ -144,7 +147,7 @@ struct WalkOrder {
         order.sort { i, j in
             let (a, b) = (entries[i], entries[j])
             if rank[i] != rank[j] { return rank[i] < rank[j] }
-            if a.directory == nil { return a.uri.utf8.lexicographicallyPrecedes(b.uri.utf8) }
+            if a.directory == nil { return a.id < b.id }
             // `song_cmp`
             if a.album != b.album {
                 guard let x = a.album else { return true }

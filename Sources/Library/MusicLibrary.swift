@@ -313,8 +313,14 @@ public final class MusicLibrary: Sendable {
         }
     }
 
+    /// Whether no local song is known: MPD updates an empty database at start-up, and remote collections (synced on
+    /// their own) do not make the music directory scanned.
     public var isEmpty: Bool {
-        get throws { try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0 } == 0 }
+        get throws {
+            try database.writer.read { db in
+                try Bool.fetchOne(db, sql: "SELECT NOT EXISTS(SELECT 1 FROM song WHERE source = 'local')") ?? true
+            }
+        }
     }
 
     // MARK: - Files

@@ -13,9 +13,17 @@ struct UpdateQueue: Sendable {
     static let maximumQueued = 32
 
     struct Job: Sendable {
+        enum Work: Sendable {
+            /// `update`/`rescan` of `uri` in the music directory.
+            case scan(discard: Bool)
+            /// Another writer of the database (a remote collection's sync) that must not overlap an update and
+            /// that clients follow like one; returns whether it changed the database.
+            case external(@Sendable () throws -> Bool)
+        }
+
         var id: Int
         var uri: String
-        var discard: Bool
+        var work: Work
     }
 
     var lastID = 0
@@ -40,6 +48,18 @@ extension MusicLibrary {
     @discardableResult
     public func enqueueUpdate(uri raw: String, discard: Bool) throws -> Int {
         let uri = try Self.normalize(raw)
+        return try enqueue(uri: uri, work: .scan(discard: discard))
+    }
+
+    /// Runs `work` as an update job, so a remote collection's sync never writes while a scan does and clients see
+    /// it as MPD's `update` of that part of the tree: its id (counted with the updates'), `updating_db` while it
+    /// runs, the `update` events and `database` when `work` returns true. Dropped unrun at shutdown.
+    @discardableResult
+    public func enqueueJob(uri: String, _ work: @escaping @Sendable () throws -> Bool) throws -> Int {
+        try enqueue(uri: uri, work: .external(work))
+    }
+
+    private func enqueue(uri: String, work: UpdateQueue.Job.Work) throws -> Int {
         let (id, start): (Int, Bool) = try updates.withLock { state in
             if state.cancelled { throw LibraryError.updateBusy("Update queue is full") }
             if state.running != nil {
@@ -47,11 +67,11 @@ extension MusicLibrary {
                     throw LibraryError.updateBusy("Update queue is full")
                 }
                 let id = state.nextID()
-                state.queued.append(.init(id: id, uri: uri, discard: discard))
+                state.queued.append(.init(id: id, uri: uri, work: work))
                 return (id, false)
             }
             let id = state.nextID()
-            state.running = .init(id: id, uri: uri, discard: discard)
+            state.running = .init(id: id, uri: uri, work: work)
             return (id, true)
         }
         if start {
@@ -66,7 +86,10 @@ extension MusicLibrary {
             while let job = updates.withLock({ $0.running }) {
                 var modified = false
                 do {
-                    modified = try runUpdate(uri: job.uri, discard: job.discard)
+                    switch job.work {
+                    case .scan(let discard): modified = try runUpdate(uri: job.uri, discard: discard)
+                    case .external(let work): modified = try work()
+                    }
                 } catch is CancellationError {
                     logger.notice("database update cancelled")
                 } catch {
