@@ -4,16 +4,13 @@ import PlayerCore
 /// `search`, `searchadd` and `searchaddpl` with the online catalogue (`search_online`): the local matches first,
 /// exactly as without it, then the catalogue's songs for the same words that are not already among them; `window`
 /// applies to the whole list. `find` and everything that is not a plain text search stay local. The catalogue is
-/// asked while the database is read, so a slow catalogue costs at most its own timeout.
+/// asked while the database is read, so a slow catalogue costs at most its own timeout. When the catalogue fails,
+/// local matches are still the answer (clients drop everything before an ACK, so an error would hide them); only
+/// a search that found nothing locally answers with the catalogue's error.
 enum OnlineSearch {
     /// How many catalogue songs a search appends at most (one page of NetEase's own search).
     static let limit = 30
 
-    struct Result {
-        var songs: [Song]
-        /// Why the catalogue part failed; the local part is in `songs` all the same.
-        var failure: (any Error)?
-    }
 
     /// The words to send for a filter, and whether its catalogue answers must still be matched against it:
     /// only positive substring matches on `any`, Title, Artist, Album (or AlbumArtist) qualify. `any` is left to
@@ -43,15 +40,14 @@ enum OnlineSearch {
     /// The matches of `query` for `command`: local ones, then (for the search family, when the catalogue searches
     /// online and the filter is a text search) the catalogue's, windowed together.
     static func songs(_ query: FilterQuery, command: FilterCommand, queries: any DatabaseQueries,
-                      catalog: (any RemoteCatalog)?) async throws -> Result {
+                      catalog: (any RemoteCatalog)?) async throws -> [Song] {
         guard let catalog, catalog.searchesOnline, command != .find, command != .findadd,
               let (words, checkTags) = keywords(query.expression)
-        else { return Result(songs: try await queries.songs(matching: query)) }
+        else { return try await queries.songs(matching: query) }
         var local = query
         local.window = nil
         async let online = catalog.search(keywords: words, limit: limit)
         var songs = try await queries.songs(matching: local)
-        var failure: (any Error)?
         // A window the local matches already fill needs nothing from the catalogue.
         if let end = query.window?.end, songs.count >= end {
             _ = try? await online
@@ -60,7 +56,7 @@ enum OnlineSearch {
                 songs += distinct(try await online, from: songs,
                                   matcher: checkTags ? SongMatcher(query.expression) : nil)
             } catch {
-                failure = error
+                if songs.isEmpty { throw error }
             }
         }
         if let window = query.window {
@@ -68,7 +64,7 @@ enum OnlineSearch {
             let end = min(window.end ?? songs.count, songs.count)
             songs = start < end ? Array(songs[start..<end]) : []
         }
-        return Result(songs: songs, failure: failure)
+        return songs
     }
 
     /// Catalogue songs that are not the same as a local match: the same URI (a synced song), or the same title

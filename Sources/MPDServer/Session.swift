@@ -131,10 +131,6 @@ public final class Session {
         case .success(let response):
             output.bytes.append(contentsOf: response.bytes)
             step = .ok
-        case .failure(let partial as PartialResponseError):
-            output.bytes.append(contentsOf: partial.response.bytes)
-            writeError(partial.error, command: suspended.command, index: index, into: &output)
-            step = .error
         case .failure(let error):
             writeError(error, command: suspended.command, index: index, into: &output)
             step = .error

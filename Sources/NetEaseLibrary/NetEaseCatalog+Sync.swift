@@ -51,7 +51,7 @@ extension NetEaseCatalog {
             }
         } catch let error as NetEaseError {
             logger.error("NetEase sync failed: \(error); the collection stays as it was")
-            throw ACKError(.system, "NetEase: \(error)")
+            return false
         }
         let changed = try library.replaceRemoteCollection(source: Self.source, directories: directories)
         let songs = Set(directories.flatMap { $0.songs.map(\.uri) }).count

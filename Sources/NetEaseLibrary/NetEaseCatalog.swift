@@ -81,7 +81,9 @@ extension NetEaseCatalog: RemoteCatalog {
     public var searchesOnline: Bool { service.settings.searchOnline }
 
     public func search(keywords: String, limit: Int) async throws -> [Song] {
-        try await call("search \"\(keywords)\"") {
+        // NetEase did not answer a moment ago: searches do not wait for it again (local matches are the answer).
+        if let error = service.unreachable() { throw ACKError(.system, "NetEase: \(error)") }
+        return try await call("search \"\(keywords)\"") {
             try self.service.remembered("search \(limit) \(keywords)") { () throws(NetEaseError) in
                 _ = try self.service.account()
                 let found = try self.service.send(SearchEndpoints.CloudSearch(

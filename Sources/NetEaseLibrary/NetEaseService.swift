@@ -32,6 +32,9 @@ public final class NetEaseService: Sendable {
         /// After a 405/406 no request goes out before this instant; callers get the same error at once.
         var quietUntil: ContinuousClock.Instant?
         var quietError: NetEaseError?
+        /// The last request found NetEase unreachable (timeout, network error) and nothing answered since.
+        var unreachableUntil: ContinuousClock.Instant?
+        var unreachableError: NetEaseError?
         var answers: [String: (expires: ContinuousClock.Instant, value: any Sendable)] = [:]
         var songs: [Int64: Song] = [:]
         var covers: [Int64: (album: Int64, url: String)] = [:]
@@ -39,9 +42,11 @@ public final class NetEaseService: Sendable {
 
     /// How long NetEase is left alone after it rate-limited us (it asks for "a minute").
     static let backOff: Duration = .seconds(60)
+    /// How long optional requests (the online part of `search`) are skipped after NetEase was unreachable.
+    static let unreachablePause: Duration = .seconds(30)
     /// How long a listing or search answer is reused: clients repeat `lsinfo` and searches while browsing.
     static let answerLifetime: Duration = .seconds(60)
-    static let maximumAnswers = 200
+    static let maximumAnswers = 500
     static let maximumKnownSongs = 100_000
 
     public init(client: NetEaseClient, settings: NetEaseSettings, cacheDirectory: String, logger: Logger) {
@@ -122,8 +127,20 @@ public final class NetEaseService: Sendable {
             throw error
         }
         do {
-            return try body()
+            let result = try body()
+            state.withLock { $0.unreachableUntil = nil }
+            return result
         } catch {
+            switch error {
+            case .timeout, .network:
+                state.withLock {
+                    $0.unreachableUntil = ContinuousClock.now + Self.unreachablePause
+                    $0.unreachableError = error
+                }
+            default:
+                // NetEase answered, even if with an error: it is reachable.
+                state.withLock { $0.unreachableUntil = nil }
+            }
             switch error {
             case .rateLimited:
                 logger.warning("NetEase: \(error); no requests for \(Self.backOff)")
@@ -137,6 +154,15 @@ public final class NetEaseService: Sendable {
                 break
             }
             throw error
+        }
+    }
+
+    /// The error of the last request when NetEase was unreachable less than `unreachablePause` ago and has not
+    /// answered since; optional requests skip NetEase meanwhile instead of waiting for another timeout.
+    public func unreachable() -> NetEaseError? {
+        state.withLock { state in
+            guard let until = state.unreachableUntil, ContinuousClock.now < until else { return nil }
+            return state.unreachableError
         }
     }
 
@@ -218,7 +244,11 @@ public final class NetEaseService: Sendable {
         state.withLock { state in
             if state.answers.count >= Self.maximumAnswers {
                 state.answers = state.answers.filter { $0.value.expires > now }
-                if state.answers.count >= Self.maximumAnswers { state.answers.removeAll() }
+                // Still full: the oldest answer goes.
+                if state.answers.count >= Self.maximumAnswers,
+                   let oldest = state.answers.min(by: { $0.value.expires < $1.value.expires })?.key {
+                    state.answers[oldest] = nil
+                }
             }
             state.answers[key] = (now + Self.answerLifetime, value)
         }

@@ -67,14 +67,12 @@ enum DatabaseQueryCommands {
         let catalog = context.server.catalog
         return .deferred {
             var response = Response()
-            let result = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog)
-            for var song in result.songs {
+            for var song in try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog) {
                 // MPD 0.23 sorts copies (`DetachedSong`) that lose the audio format, so sorted results have no
                 // `Format:` line (checked against Debian's MPD).
                 if query.sort != nil { song.audioFormat = nil }
                 SongFormatter.write(song, mask: mask, into: &response)
             }
-            if let failure = result.failure { throw PartialResponseError(response: response, error: failure) }
             return response
         }
     }
@@ -97,14 +95,12 @@ enum DatabaseQueryCommands {
         let at = position
         let catalog = context.server.catalog
         return .deferred {
-            let result = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog)
-            let songs = result.songs
+            let songs = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog)
             if !songs.isEmpty {
                 // Songs that fit stay; the rest is MPD's "Playlist is too large".
                 let ids = QueueCommands.addedIDs(try store.send(.add(songs, at: at, bulk: false), partition: partition))
                 guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
             }
-            if let failure = result.failure { throw failure }
             return Response()
         }
     }
@@ -129,8 +125,8 @@ enum DatabaseQueryCommands {
         let player = context.server.store
         let catalog = context.server.catalog
         return .deferred {
-            let result = try await OnlineSearch.songs(query, command: .searchaddpl, queries: queries, catalog: catalog)
-            let uris = result.songs.map(\.uri)
+            let uris = try await OnlineSearch.songs(query, command: .searchaddpl, queries: queries, catalog: catalog)
+                .map(\.uri)
             guard at != nil || !uris.isEmpty else { return Response() }
             guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
                 throw PlayerError.badPlaylistName
@@ -144,7 +140,6 @@ enum DatabaseQueryCommands {
                 return updated
             }
             if !uris.isEmpty { player.announce([Change(.storedPlaylists)]) }
-            if let failure = result.failure { throw failure }
             return Response()
         }
     }

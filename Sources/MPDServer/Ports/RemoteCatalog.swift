@@ -24,15 +24,3 @@ public protocol RemoteCatalog: Sendable {
     /// Songs of the online catalogue for these words, best first, at most `limit`.
     func search(keywords: String, limit: Int) async throws -> [Song]
 }
-
-/// What a command printed (or did) before a later part of it failed: the session writes `response`, then the
-/// ACK for `error` (MPD does the same when a listing fails half-way).
-public struct PartialResponseError: Error {
-    public var response: Response
-    public var error: any Error
-
-    public init(response: Response, error: any Error) {
-        self.response = response
-        self.error = error
-    }
-}
