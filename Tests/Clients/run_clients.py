@@ -454,7 +454,8 @@ def httpd_stream(_):
         s.stop()
 
 
-@check("nosignal login (QR, against the fake NetEase), whoami, logout; the cookie file is 0600 and no cookie is printed")
+@check("nosignal login (QR, against the fake NetEase), whoami, logout, login --phone (password, SMS code, 8821/-462/"
+       "501/502 explained); the cookie file is 0600 and no cookie is printed")
 def netease_login(_):
     directory = tempfile.mkdtemp(prefix="nosignal-clients-")
     fake_binary = os.path.join(os.path.dirname(BINARY), "fake-netease")
@@ -484,6 +485,24 @@ def netease_login(_):
         expect(out.returncode == 0, out.stdout + out.stderr)
         out = subprocess.run([BINARY, "whoami", "--config", conf], capture_output=True, text=True, timeout=30)
         expect(out.returncode != 0 and "not logged in" in out.stderr, out.stdout + out.stderr)
+        # Phone login, the last resort: the password comes from standard input; NetEase's refusals are explained.
+        def phone(number, secret, *extra):
+            return subprocess.run([BINARY, "login", "--config", conf, "--phone", number, *extra], input=secret + "\n",
+                                  capture_output=True, text=True, timeout=30)
+        for number, explained in [("13800000001", "behaviour captcha (8821)"), ("13800000002", "risk verification (-462)"),
+                                  ("13800000009", "no account with this phone number (501)")]:
+            out = phone(number, "whatever")
+            expect(out.returncode == 1 and "QR code" * (number != "13800000009") in out.stderr
+                   and explained in out.stderr, out.stdout + out.stderr)
+        out = phone("13800000000", "not the password")
+        expect(out.returncode == 1 and "wrong password or code (502)" in out.stderr, out.stdout + out.stderr)
+        out = phone("13800000000", "nosignal")
+        expect(out.returncode == 0 and "Logged in as demo_user" in out.stdout and "nosignal" not in out.stdout,
+               out.stdout + out.stderr)
+        out = phone("13800000000", "1234", "--sms")
+        expect(out.returncode == 0 and "Logged in as demo_user" in out.stdout, out.stdout + out.stderr)
+        out = subprocess.run([BINARY, "whoami", "--config", conf], capture_output=True, text=True, timeout=30)
+        expect(out.returncode == 0 and "demo_user" in out.stdout, out.stdout + out.stderr)
     finally:
         fake.terminate()
         fake.wait(10)
