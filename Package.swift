@@ -118,6 +118,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "FakeNetEaseTests", dependencies: ["TestTools", "FakeNetEase", "NetEase"], swiftSettings: swiftSettings),
+        .testTarget(name: "NetEaseLibraryTests", dependencies: [
+            "NetEaseLibrary", "NetEase", "FakeNetEase", "Library", "MPDServer", "MPDProtocol", "PlayerCore",
+            "NoSignalConfig", "TestTools",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
                     resources: [.copy("Scripts")], swiftSettings: swiftSettings),
     ]

@@ -1,0 +1,187 @@
+import FakeNetEase
+import Foundation
+import Library
+import Logging
+import MPDProtocol
+import MPDServer
+import NetEase
+@testable import NetEaseLibrary
+import NoSignalConfig
+import PlayerCore
+import TestTools
+import Testing
+
+/// The test key pair, made once per test process with openssl: the fake decrypts weapi with the private half, the
+/// client gets the public half as `weapi_public_key` (a PEM file, as the configuration names it).
+enum TestKeys {
+    static let pair: (publicPEM: String, privateKey: RSAPrivateKey) = {
+        let pem = try! CommandLineTool.rsaKeyPair()
+        return (pem.publicPEM, try! RSAPrivateKey(pem: pem.privatePEM))
+    }()
+}
+
+/// The music library behind the port, as the executable's `Library+Ports.swift` makes it (that extension lives in
+/// the executable, so the tests carry their own few lines).
+struct LocalDatabase: MusicDatabase {
+    let library: MusicLibrary
+
+    func songsForQueue(uri: String) async throws -> [Song] { try library.songsForQueue(uri: uri) }
+    func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
+        try library.list(uri: uri, recursive: recursive)
+    }
+    func files(uri: String) async throws -> [StorageEntry] { try library.listFiles(uri: uri) }
+    func startUpdate(uri: String, rescan: Bool) throws -> Int { try library.enqueueUpdate(uri: uri, discard: rescan) }
+    var updatingJobID: Int? { library.runningUpdateID }
+    func comments(uri: String) async throws -> [(key: String, value: String)] { try library.comments(uri: uri) }
+    func albumArt(uri: String) async throws -> [UInt8] { try library.albumArt(uri: uri) }
+    func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? {
+        try library.picture(uri: uri).map { ($0.data, $0.mimeType) }
+    }
+    func statistics() async throws -> DatabaseStatistics {
+        let s = try library.stats()
+        return DatabaseStatistics(artists: s.artists, albums: s.albums, songs: s.songs, playtime: s.playtime,
+                                  lastUpdate: s.lastUpdate)
+    }
+}
+
+/// No local audio: the music directory stays empty, the library holds only what the sync stores.
+struct NoAudioInspector: AudioFileInspector {
+    struct NotAudio: Error {}
+    var suffixes: Set<String> { [] }
+    func inspect(path: String, includePicture: Bool) throws -> InspectedFile { throw NotAudio() }
+}
+
+/// One fake NetEase server, a NetEase session pointed at it (logged in as the demo account by cookie import, or a
+/// guest), and a real on-disk SQLite library in a temporary directory, wired as the app wires them.
+final class Fixture: @unchecked Sendable {
+    let server: FakeNetEaseServer
+    let root: String
+    let settings: NetEaseSettings
+    let client: NetEaseClient
+    let service: NetEaseService
+    let database: LibraryDatabase
+    let library: MusicLibrary
+    let catalog: NetEaseCatalog
+    let combined: CombinedDatabase
+    let playlists: CombinedPlaylists
+
+    static let quiet = Logger(label: "netease-library-tests") { _ in SwiftLogNoOpLogHandler() }
+
+    var demo: DemoCatalog { server.catalog }
+    var coverDirectory: String { root + "/cache/netease-covers" }
+
+    init(loggedIn: Bool = true, timeout: Int = 10) throws {
+        server = try FakeNetEaseServer(options: .init(privateKey: TestKeys.pair.privateKey))
+        try server.start()
+        root = NSTemporaryDirectory() + "nosignal-netease-library-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/music", withIntermediateDirectories: true)
+        let keyFile = root + "/weapi-public.pem"
+        try TestKeys.pair.publicPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        settings = NetEaseSettings(apiURL: server.baseURL, cookieFile: root + "/data/netease-cookies",
+                                   timeout: timeout, eapiURL: server.baseURL, weapiPublicKeyFile: keyFile,
+                                   syncInterval: 0, scrobble: false)
+        let quiet = Self.quiet
+        client = try NetEaseService.makeClient(settings, logger: quiet)
+        if loggedIn {
+            try client.cookies.merge(setCookieHeaders: [
+                "MUSIC_U=\(FakeNetEaseServer.demoSession.musicU); Max-Age=15552000; Path=/",
+                "__csrf=\(FakeNetEaseServer.demoSession.csrf); Max-Age=1296010; Path=/",
+            ])
+        }
+        service = NetEaseService(client: client, settings: settings, cacheDirectory: root + "/cache", logger: quiet)
+        database = try LibraryDatabase(path: root + "/db/database.sqlite")
+        library = MusicLibrary(database: database, musicDirectory: root + "/music", inspector: NoAudioInspector(),
+                               logger: quiet)
+        catalog = NetEaseCatalog(service: service, library: library, logger: quiet)
+        combined = CombinedDatabase(local: LocalDatabase(library: library), catalog: catalog)
+        playlists = CombinedPlaylists(local: nil, catalog: catalog)
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    // MARK: Blocking calls
+
+    /// Runs blocking work (libcurl, the sync) on a thread of its own, as the server runs it off its event loops:
+    /// blocking Swift's few cooperative threads would stall every other test's `await` (and the timeout test's
+    /// clock) on a two-core machine.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    func sync() async throws -> Bool { try await blocking { try self.catalog.sync() } }
+
+    func account() async throws -> NetEaseService.Account { try await blocking { try self.service.account() } }
+
+    // MARK: What the fake's catalogue says
+
+    func uri(_ id: Int) -> String { "netease://song/\(id)" }
+
+    /// The tags a song of the demo catalogue must show (Title, Artist per artist, Album, Track) and its duration.
+    func expectedSong(_ id: Int) -> (title: String, artists: [String], album: String?, track: String?, duration: Double) {
+        let song = demo.songs[id]!
+        // Cloud uploads have no catalogue artist; NetEase keeps the uploader's tags (`pc.ar`), the fake's "demo_user".
+        let artists = song.cloud ? ["demo_user"] : song.artistIDs.compactMap { demo.artists[$0]?.name }
+        let album = demo.albums[song.albumID]?.name
+        return (song.name, artists, album, song.no > 0 ? String(song.no) : nil,
+                Double(DemoCatalog.mediaSeconds[song.media]))
+    }
+
+    func playlistName(_ id: Int) -> String { demo.playlists[id]!.name }
+
+    // MARK: Looking at results
+
+    /// The request paths (`/api/...`) the fake saw, oldest first.
+    var apiPaths: [String] { server.requests.map(\.apiPath) }
+
+    func entries(_ uri: String, recursive: Bool = false) async throws -> [LibraryEntry] {
+        try await combined.entries(uri: uri, recursive: recursive)
+    }
+}
+
+extension LibraryEntry {
+    var directoryPath: String? {
+        if case .directory(let path, _) = self { return path }
+        return nil
+    }
+
+    var song: Song? {
+        if case .song(let song) = self { return song }
+        return nil
+    }
+}
+
+extension Song {
+    func tag(_ name: String) -> String? { tags.first { $0.name == name }?.value }
+    func all(_ name: String) -> [String] { tags.filter { $0.name == name }.map(\.value) }
+}
+
+/// Runs `body` and returns the `ACKError` it throws; records an issue when it throws nothing or something else.
+func ack(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> ACKError? {
+    do {
+        try await body()
+        Issue.record("expected an ACK, got success", sourceLocation: sourceLocation)
+    } catch let error as ACKError {
+        return error
+    } catch {
+        Issue.record("expected an ACK, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// Checks that `songs` are the demo catalogue's `ids`, in order, with their tags and durations.
+func expectSongs(_ songs: [Song], _ ids: [Int], in fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(songs.map(\.uri) == ids.map(fixture.uri), sourceLocation: sourceLocation)
+    for (song, id) in zip(songs, ids) {
+        let expected = fixture.expectedSong(id)
+        #expect(song.tag("Title") == expected.title, sourceLocation: sourceLocation)
+        #expect(song.all("Artist") == expected.artists, sourceLocation: sourceLocation)
+        #expect(song.tag("Album") == expected.album, sourceLocation: sourceLocation)
+        #expect(song.tag("Track") == expected.track, sourceLocation: sourceLocation)
+        #expect(song.duration == expected.duration, sourceLocation: sourceLocation)
+    }
+}
