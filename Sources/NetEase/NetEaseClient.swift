@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// How a request is encrypted (reference §1). The endpoint path is always written `/api/…`; the scheme decides
 /// the URL it really goes to.
@@ -77,6 +78,7 @@ public final class NetEaseClient: Sendable {
     public let configuration: Configuration
     public let cookies: CookieJar
     private let http: HTTPClient
+    private let loginSuppressed = Mutex(false)
     private let logger: Logger?
 
     public init(configuration: Configuration = Configuration(), cookies: CookieJar, logger: Logger? = nil) {
@@ -85,6 +87,13 @@ public final class NetEaseClient: Sendable {
         self.logger = logger
         http = HTTPClient(configuration: HTTPConfiguration(
             connectTimeout: min(10, configuration.timeout), requestTimeout: configuration.timeout, maxRedirects: 3))
+    }
+
+    /// Whether requests leave the login (`MUSIC_U`) out and go as the guest (`MUSIC_A`): NetEase refused the
+    /// login as expired, but the cookie stays stored for a later check (a 301 can be a passing fault).
+    public var isLoginSuppressed: Bool {
+        get { loginSuppressed.withLock { $0 } }
+        set { loginSuppressed.withLock { $0 = newValue } }
     }
 
     // MARK: Requests
@@ -130,7 +139,8 @@ public final class NetEaseClient: Sendable {
                             overrides: [String: String] = [:], now: Date = Date()) -> HTTPRequest
     {
         precondition(path.hasPrefix("/api/"), "NetEase paths are written /api/…: \(path)")
-        let jar = cookies.values(now: now)
+        var jar = cookies.values(now: now)
+        if loginSuppressed.withLock({ $0 }) { jar["MUSIC_U"] = nil }
         let url: String
         let form: [(String, String)]
         var headers: [HTTPHeader] = [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")]

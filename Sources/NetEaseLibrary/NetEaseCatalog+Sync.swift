@@ -30,10 +30,20 @@ extension NetEaseCatalog {
         do {
             guard case .loggedIn(_, let nickname) = try service.account() else {
                 logger.notice("NetEase sync: guest mode, no collection to sync")
-                return try library.replaceRemoteCollection(source: Self.source, directories: directories)
+                return try library.replaceRemoteCollection(source: Self.source, directories: [])
             }
             logger.notice("NetEase sync: reading the collection of \(nickname)")
-            let daily = (try? songs(of: .daily)) ?? []
+            // The daily songs are the least important part: when only they fail, the stored ones stay.
+            let daily: [Song]
+            do {
+                daily = try songs(of: .daily)
+            } catch {
+                logger.warning("NetEase sync: cannot read the daily songs (\(error)); keeping the stored ones")
+                daily = (try? library.remoteEntries(path: path(.daily), recursive: false))??.compactMap { entry in
+                    if case .song(let song) = entry { return song }
+                    return nil
+                } ?? []
+            }
             directories.append(RemoteDirectory(path: path(.daily), reference: "netease://daily", lastModified: nil,
                                                songs: daily))
             let liked = try likedSongs()

@@ -172,11 +172,14 @@ public final class NetEaseService: Sendable {
     /// mode (`register_anonimous`), so search and charts still work.
     public func account() throws(NetEaseError) -> Account {
         if let account = state.withLock({ $0.account }) { return account }
+        client.isLoginSuppressed = false
         let status = try send(LoginEndpoints.Status())
         let account: Account
         if status.isLoggedIn, let profile = status.profile {
             account = .loggedIn(userID: profile.id, nickname: profile.nickname ?? "")
         } else {
+            // An expired login stays stored but is no longer sent, so the guest token is.
+            client.isLoginSuppressed = true
             try registerGuest()
             account = .guest
         }
@@ -225,6 +228,7 @@ public final class NetEaseService: Sendable {
             return true
         }
         guard wasLoggedIn else { return }
+        client.isLoginSuppressed = true
         logger.warning("NetEase: the login has expired (301); using guest mode until `nosignal login`")
         do { try registerGuest() } catch { logger.warning("NetEase: cannot start guest mode: \(error)") }
     }

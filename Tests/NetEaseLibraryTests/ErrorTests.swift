@@ -146,20 +146,19 @@ import Testing
 
     /// A cookie file whose login NetEase no longer knows: the account check finds it expired and registers a guest
     /// (DESIGN §3, reference §2.4: "send MUSIC_A whenever there is no MUSIC_U"). The search must then work as a
-    /// guest. Known bug: the stale `MUSIC_U` stays in the jar and the client leaves `MUSIC_A` out whenever a
-    /// `MUSIC_U` is present (`NetEaseClient.webCookieHeader`), so the guest cookie is never sent and a server that
-    /// wants one (the fake, NetEase's "需要验证") refuses the search.
+    /// guest: the stale `MUSIC_U` stays stored but is no longer sent, so the guest cookie is.
     @Test func expiredLoginSearchesWithTheGuestCookie() async throws {
         let fixture = try Fixture(loggedIn: false)
         try fixture.client.cookies.merge(setCookieHeaders: ["MUSIC_U=EXPIRED_TOKEN; Max-Age=15552000; Path=/"])
         #expect(try await fixture.account() == .guest)
         #expect(fixture.server.requests(for: "/api/register/anonimous").count == 1)
         let guest = try #require(fixture.client.cookies.value("MUSIC_A"))
-        await withKnownIssue("guest mode keeps sending the expired MUSIC_U instead of the guest MUSIC_A") {
-            let songs = try await fixture.catalog.search(keywords: "海风", limit: 30)
-            expectSongs(songs, [5_000_012], in: fixture)
-            #expect(fixture.server.requests(for: "/api/cloudsearch/pc").first?.cookies["MUSIC_A"] == guest)
-        }
+        let songs = try await fixture.catalog.search(keywords: "海风", limit: 30)
+        expectSongs(songs, [5_000_012], in: fixture)
+        let sent = fixture.server.requests(for: "/api/cloudsearch/pc").first?.cookies
+        #expect(sent?["MUSIC_A"] == guest)
+        #expect(sent?["MUSIC_U"] == nil)
+        #expect(fixture.client.cookies.value("MUSIC_U") == "EXPIRED_TOKEN")
     }
 
     @Test func accountFoldersNeedALogin() async throws {
