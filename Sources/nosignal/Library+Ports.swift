@@ -1,10 +1,11 @@
+import Dispatch
 import Library
 import MPDProtocol
 import MPDServer
 import PlayerCore
 
-/// The SQLite library behind the server's database port. Every call hops off the event loop onto a detached
-/// task (GRDB blocks while it reads).
+/// The SQLite library behind the server's database port. Every call hops off the event loop onto the readers
+/// queue (GRDB blocks while it reads).
 extension MusicLibrary: MusicDatabase {
     public func songsForQueue(uri: String) async throws -> [Song] {
         try await offLoop { try self.songsForQueue(uri: uri) }
@@ -48,13 +49,19 @@ extension MusicLibrary: MusicDatabase {
         }
     }
 
+    /// Blocking reads run on a queue of their own: a detached task would hold one of Swift's few cooperative
+    /// threads (two on a two-core box) for the whole read, and every other client's deferred command would wait.
     private func offLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         do {
-            return try await Task.detached { try work() }.value
+            return try await withCheckedThrowingContinuation { continuation in
+                Self.readers.async { continuation.resume(with: Result { try work() }) }
+            }
         } catch {
             throw Self.port(error)
         }
     }
+
+    private static let readers = DispatchQueue(label: "nosignal.library", qos: .userInitiated, attributes: .concurrent)
 
     /// Library errors in the server's terms.
     static func port(_ error: any Error) -> any Error {
