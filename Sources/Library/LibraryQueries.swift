@@ -277,6 +277,12 @@ public final class LibraryQueries: Sendable {
 
     /// Loads full songs (tags in their stored order) for the ids, keeping the order of `ids`.
     static func loadSongs(_ ids: [Int64], _ db: Database) throws -> [Song] {
+        let songs = try songsByID(ids, db)
+        return ids.compactMap { songs[$0] }
+    }
+
+    /// Full songs (tags in their stored order) by id.
+    static func songsByID(_ ids: [Int64], _ db: Database) throws -> [Int64: Song] {
         if ids.count > 5000 {
             // A large share of the library: two passes in index order beat hundreds of `IN (…)` lookups.
             var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
@@ -293,12 +299,10 @@ public final class LibraryQueries: Sendable {
                 guard songs[id] != nil, let tag = TagName(rawValue: row[1]) else { continue }
                 songs[id]!.tags.append(Song.Tag(tag.mpdName, row[2]))
             }
-            return ids.compactMap { songs[$0] }
+            return songs
         }
-        var result: [Song] = []
-        result.reserveCapacity(ids.count)
+        var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
         for chunk in chunks(ids) {
-            var songs: [Int64: Song] = [:]
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE id IN (\(chunk))
                 """)
@@ -313,8 +317,7 @@ public final class LibraryQueries: Sendable {
                 guard let tag = TagName(rawValue: row[1]) else { continue }
                 songs[id]?.tags.append(Song.Tag(tag.mpdName, row[2]))
             }
-            for id in Self.ids(chunk) { if let song = songs[id] { result.append(song) } }
         }
-        return result
+        return songs
     }
 }

@@ -360,23 +360,6 @@ extension MusicLibrary {
 
     /// Songs with their tags by id (each id once, whatever the order of `ids`).
     static func remoteSongs(_ db: GRDB.Database, ids: [Int64]) throws -> [Int64: Song] {
-        var songs: [Int64: Song] = [:]
-        for chunk in LibraryQueries.chunks(Array(Set(ids))) {
-            for row in try Row.fetchAll(db, sql: """
-                SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE id IN (\(chunk))
-                """) {
-                songs[row[0]] = Song(uri: row[1], duration: row[2], lastModified: row[3], added: row[4],
-                                     audioFormat: row[5])
-            }
-            let tags = try Row.fetchCursor(db, sql: """
-                SELECT song_id, tag, value FROM song_tag WHERE song_id IN (\(chunk)) ORDER BY song_id, position
-                """)
-            while let row = try tags.next() {
-                let id: Int64 = row[0]
-                guard let tag = TagName(rawValue: row[1]) else { continue }
-                songs[id]?.tags.append(Song.Tag(tag.mpdName, row[2]))
-            }
-        }
-        return songs
+        try LibraryQueries.songsByID(Array(Set(ids)), db)
     }
 }

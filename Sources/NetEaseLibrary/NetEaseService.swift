@@ -40,17 +40,27 @@ public final class NetEaseService: Sendable {
         var covers: [Int64: (album: Int64, url: String)] = [:]
     }
 
-    /// How long NetEase is left alone after it rate-limited us (it asks for "a minute").
-    static let backOff: Duration = .seconds(60)
-    /// How long optional requests (the online part of `search`) are skipped after NetEase was unreachable.
-    static let unreachablePause: Duration = .seconds(30)
-    /// How long a listing or search answer is reused: clients repeat `lsinfo` and searches while browsing.
-    static let answerLifetime: Duration = .seconds(60)
+    /// How long the service waits or remembers. Tests stretch them: a loaded machine can take longer than a
+    /// minute between two steps of one test.
+    public struct Pauses: Sendable {
+        /// How long NetEase is left alone after it rate-limited us (it asks for "a minute").
+        public var backOff: Duration = .seconds(60)
+        /// How long optional requests (the online part of `search`) skip NetEase after it was unreachable.
+        public var unreachable: Duration = .seconds(30)
+        /// How long a listing or search answer is reused: clients repeat `lsinfo` and searches while browsing.
+        public var answerLifetime: Duration = .seconds(60)
+
+        public init() {}
+    }
+
+    let pauses: Pauses
     static let maximumAnswers = 500
     static let maximumKnownSongs = 100_000
 
-    public init(client: NetEaseClient, settings: NetEaseSettings, cacheDirectory: String, logger: Logger) {
+    public init(client: NetEaseClient, settings: NetEaseSettings, cacheDirectory: String, logger: Logger,
+                pauses: Pauses = Pauses()) {
         self.client = client
+        self.pauses = pauses
         self.settings = settings
         self.coverDirectory = PathExpander.join(cacheDirectory, "netease-covers")
         self.logger = logger
@@ -134,7 +144,7 @@ public final class NetEaseService: Sendable {
             switch error {
             case .timeout, .network:
                 state.withLock {
-                    $0.unreachableUntil = ContinuousClock.now + Self.unreachablePause
+                    $0.unreachableUntil = ContinuousClock.now + pauses.unreachable
                     $0.unreachableError = error
                 }
             default:
@@ -143,9 +153,9 @@ public final class NetEaseService: Sendable {
             }
             switch error {
             case .rateLimited:
-                logger.warning("NetEase: \(error); no requests for \(Self.backOff)")
+                logger.warning("NetEase: \(error); no requests for \(pauses.backOff)")
                 state.withLock {
-                    $0.quietUntil = ContinuousClock.now + Self.backOff
+                    $0.quietUntil = ContinuousClock.now + pauses.backOff
                     $0.quietError = error
                 }
             case .loginRequired:
@@ -157,7 +167,7 @@ public final class NetEaseService: Sendable {
         }
     }
 
-    /// The error of the last request when NetEase was unreachable less than `unreachablePause` ago and has not
+    /// The error of the last request when NetEase was unreachable less than `pauses.unreachable` ago and has not
     /// answered since; optional requests skip NetEase meanwhile instead of waiting for another timeout.
     public func unreachable() -> NetEaseError? {
         state.withLock { state in
@@ -254,7 +264,7 @@ public final class NetEaseService: Sendable {
                     state.answers[oldest] = nil
                 }
             }
-            state.answers[key] = (now + Self.answerLifetime, value)
+            state.answers[key] = (now + pauses.answerLifetime, value)
         }
         return value
     }

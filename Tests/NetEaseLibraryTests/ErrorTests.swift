@@ -97,13 +97,15 @@ import Testing
         #expect(error?.code == .system)
         #expect(error?.message == "NetEase: no answer within 2 s (timeout)")
         #expect(elapsed >= .milliseconds(1500), "gave up after \(elapsed)")
-        #expect(elapsed < .seconds(5), "took \(elapsed)")
+        // The timeout plus room for a loaded machine (the suite runs beside the 100k-song library tests).
+        #expect(elapsed < .seconds(15), "took \(elapsed)")
 
         // Searches do not wait for another timeout meanwhile: local matches are the answer at once.
         fixture.server.clearLog()
         let started2 = ContinuousClock.now
         let skipped = await ack { _ = try await fixture.catalog.search(keywords: "海", limit: 30) }
-        #expect(ContinuousClock.now - started2 < .milliseconds(500))
+        // Less than the timeout: it did not wait for NetEase (and sent nothing, below).
+        #expect(ContinuousClock.now - started2 < .seconds(2))
         #expect(skipped?.code == .system)
         #expect(skipped?.message == "NetEase: no answer within 2 s (timeout)")
         #expect(fixture.server.requests.isEmpty, "sent \(fixture.apiPaths)")

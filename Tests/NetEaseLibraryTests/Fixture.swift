@@ -88,7 +88,14 @@ final class Fixture: @unchecked Sendable {
                 "__csrf=\(FakeNetEaseServer.demoSession.csrf); Max-Age=1296010; Path=/",
             ])
         }
-        service = NetEaseService(client: client, settings: settings, cacheDirectory: root + "/cache", logger: quiet)
+        // Answers, back-offs and pauses last an hour here: a loaded test machine can take longer than the real
+        // minute between two steps of one test.
+        var pauses = NetEaseService.Pauses()
+        pauses.backOff = .seconds(3600)
+        pauses.unreachable = .seconds(3600)
+        pauses.answerLifetime = .seconds(3600)
+        service = NetEaseService(client: client, settings: settings, cacheDirectory: root + "/cache", logger: quiet,
+                                 pauses: pauses)
         database = try LibraryDatabase(path: root + "/db/database.sqlite")
         library = MusicLibrary(database: database, musicDirectory: root + "/music", inspector: NoAudioInspector(),
                                logger: quiet)
