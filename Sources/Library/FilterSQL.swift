@@ -45,7 +45,11 @@ enum FilterSQL {
         guard !directory.isEmpty else { return "1" }
         let lower = directory + "/"
         let upper = directory + "0"
-        return "(s.uri = \(directory) OR (s.uri >= \(lower) AND s.uri < \(upper)))"
+        // Remote songs (the synced NetEase collection) lie in their virtual directories, not below a URI path.
+        return """
+            (s.uri = \(directory) OR (s.uri >= \(lower) AND s.uri < \(upper)) OR s.id IN (SELECT song_id FROM remote_entry \
+            WHERE directory = \(directory) OR (directory >= \(lower) AND directory < \(upper))))
+            """
     }
 
     /// The tags a filter on `tag` looks at when the song lacks it (`ApplyTagWithFallback`, MPD 0.24).

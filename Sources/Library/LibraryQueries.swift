@@ -125,7 +125,8 @@ public final class LibraryQueries: Sendable {
         guard let base = FilterSQL.selectionBase(expression), !base.isEmpty else { return }
         let exists = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM directory WHERE path = ?) OR EXISTS (SELECT 1 FROM song WHERE uri = ?)
-            """, arguments: [base, base]) ?? false
+                OR EXISTS (SELECT 1 FROM remote_directory WHERE path = ?)
+            """, arguments: [base, base, base]) ?? false
         guard exists else { throw ACKError(.noExist, "No such directory") }
     }
 

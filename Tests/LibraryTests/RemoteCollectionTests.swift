@@ -337,6 +337,24 @@ import Testing
         #expect(try !library.isEmpty)
     }
 
+    /// `base` names a remote directory like a local one: the songs in it and below it (`findadd base
+    /// "NetEase/Liked"`), each once; a local base still sees local songs only.
+    @Test func baseSelectsRemoteDirectories() async throws {
+        let fixture = try Fixture()
+        try fixture.write("a/one.flac", [("Artist", "Alpha"), ("Title", "Local One")])
+        try fixture.library.runUpdate(uri: "", discard: false)
+        #expect(try fixture.library.replaceRemoteCollection(source: "netease", directories: Self.tree()))
+        #expect(try await fixture.find(["(base 'NetEase/Liked')"]) == ["netease://song/1", "netease://song/2"])
+        #expect(try await fixture.find(["(base 'NetEase/Playlists')"])
+            == ["netease://song/1", "netease://song/2", "netease://song/3"])
+        #expect(try await fixture.find(["(base 'NetEase')", "window", "0:1"]) == ["netease://song/1"])
+        #expect(try await fixture.find(["(base 'a')"]) == ["a/one.flac"])
+        // A prefix of a directory name is not that directory.
+        await #expect(throws: ACKError(.noExist, "No such directory")) {
+            _ = try await fixture.find(["(base 'NetEase/Play')"])
+        }
+    }
+
     @Test func localUpdatesKeepRemoteSongs() throws {
         let fixture = try Fixture()
         let library = fixture.library
