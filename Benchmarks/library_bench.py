@@ -122,6 +122,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stop_process(proc, wait=20):
+    """SIGTERM, then SIGKILL when it does not exit in time."""
+    proc.terminate()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 class Ack(Exception):
     pass
 
@@ -220,12 +230,7 @@ class Server:
             self.client.close()
         except Exception:
             pass
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

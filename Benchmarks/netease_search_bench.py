@@ -42,7 +42,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from library_bench import Ack, Client, free_port, make_library  # noqa: E402
+from library_bench import Ack, Client, free_port, make_library, stop_process  # noqa: E402
 
 # Titles, album names and artist names of the fake's demo catalogue (Sources/FakeNetEase/DemoCatalog.swift).
 CATALOGUE_WORDS = [
@@ -83,12 +83,7 @@ class Fake:
             return sum(1 for entry in json.loads(answer.read()) if entry.get("apiPath") == "/api/cloudsearch/pc")
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc, wait=10)
 
 
 class NoSignal:
@@ -144,12 +139,7 @@ class NoSignal:
             self.client.close()
         except Exception:
             pass
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 

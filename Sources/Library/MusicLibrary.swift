@@ -111,10 +111,7 @@ public final class MusicLibrary: Sendable {
 
     /// The songs `add URI` appends, in `listall` order.
     public func songsForQueue(uri raw: String) throws -> [Song] {
-        try list(uri: raw, recursive: true).compactMap { entry in
-            if case .song(let song) = entry { return song }
-            return nil
-        }
+        try list(uri: raw, recursive: true).compactMap(\.song)
     }
 
     /// One song by URI, or nil.

@@ -22,19 +22,13 @@ public final class CombinedDatabase: MusicDatabase {
 
     public func songsForQueue(uri: String) async throws -> [Song] {
         if catalog.contains(uri) {
-            return try await entries(uri: uri, recursive: true).compactMap { entry in
-                if case .song(let song) = entry { return song }
-                return nil
-            }
+            return try await entries(uri: uri, recursive: true).compactMap(\.song)
         }
         if songID(uri) != nil { return try await catalog.songs(for: uri) }
         var songs = try await local.songsForQueue(uri: uri)
         if uri.isEmpty || uri == "/" {
             // The whole database: the synced collection too, as `listall` shows it.
-            songs += try await catalogEntries(uri: catalog.root, recursive: true).compactMap { entry in
-                if case .song(let song) = entry { return song }
-                return nil
-            }
+            songs += try await catalogEntries(uri: catalog.root, recursive: true).compactMap(\.song)
         }
         return songs
     }
@@ -132,10 +126,7 @@ public final class CombinedPlaylists: PlaylistStore {
         let path = catalog.path(.playlists) + "/" + name.dropFirst(prefix.count)
         do {
             return try await catalog.call("cannot read playlist \(name)") {
-                try self.catalog.entries(uri: path, recursive: false).compactMap { entry in
-                    if case .song(let song) = entry { return song.uri }
-                    return nil
-                }
+                try self.catalog.entries(uri: path, recursive: false).compactMap(\.song?.uri)
             }
         } catch DatabaseError.notFound {
             throw PlayerError.noSuchPlaylist

@@ -19,7 +19,8 @@ extension NetEaseCatalog {
             known = service.knownCover(songID: songID)
         }
         guard let known else { throw DatabaseError.notFound("No file exists") }
-        let file = coverDirectory + "/" + (known.album > 0 ? "album-\(known.album)" : "song-\(songID)")
+        let directory = service.coverDirectory
+        let file = directory + "/" + (known.album > 0 ? "album-\(known.album)" : "song-\(songID)")
         if let data = FileManager.default.contents(atPath: file), !data.isEmpty { return [UInt8](data) }
         let response: HTTPResponse
         do {
@@ -30,12 +31,10 @@ extension NetEaseCatalog {
         guard response.status == 200, !response.body.isEmpty else {
             throw NetEaseError.http(status: response.status)
         }
-        try? FileManager.default.createDirectory(atPath: coverDirectory, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try? Data(response.body).write(to: URL(fileURLWithPath: file), options: .atomic)
         return response.body
     }
-
-    var coverDirectory: String { service.coverDirectory }
 
     /// The picture's MIME type from its first bytes (NetEase serves JPEG, sometimes PNG or WebP).
     static func mimeType(_ bytes: [UInt8]) -> String? {

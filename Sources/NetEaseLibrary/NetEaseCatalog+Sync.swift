@@ -39,10 +39,7 @@ extension NetEaseCatalog {
                 daily = try songs(of: .daily)
             } catch {
                 logger.warning("NetEase sync: cannot read the daily songs (\(error)); keeping the stored ones")
-                daily = (try? library.remoteEntries(path: path(.daily), recursive: false))??.compactMap { entry in
-                    if case .song(let song) = entry { return song }
-                    return nil
-                } ?? []
+                daily = (try? library.remoteEntries(path: path(.daily), recursive: false))??.compactMap(\.song) ?? []
             }
             directories.append(RemoteDirectory(path: path(.daily), reference: "netease://daily", lastModified: nil,
                                                songs: daily))

@@ -155,11 +155,6 @@ extension LibraryEntry {
         if case .directory(let path, _) = self { return path }
         return nil
     }
-
-    var song: Song? {
-        if case .song(let song) = self { return song }
-        return nil
-    }
 }
 
 extension Song {

@@ -4,6 +4,12 @@ public enum LibraryEntry: Sendable, Equatable {
     case directory(path: String, lastModified: Int64?)
     case song(Song)
     case playlist(path: String, lastModified: Int64?)
+
+    /// The song of a `.song` entry (listings turned into what `add` appends).
+    public var song: Song? {
+        if case .song(let song) = self { return song }
+        return nil
+    }
 }
 
 /// One entry of a raw storage listing (`listfiles`).
