@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "FakeNetEaseTests", dependencies: ["TestTools", "FakeNetEase", "NetEase"], swiftSettings: swiftSettings),
         .testTarget(name: "NetEaseLibraryTests", dependencies: [
             "NetEaseLibrary", "NetEase", "FakeNetEase", "Library", "MPDServer", "MPDProtocol", "PlayerCore",
-            "NoSignalConfig", "TestTools",
+            "NoSignalConfig", "TestTools", "PlayerRuntime", "FFmpegDecoder", "ALSAOutput",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],

@@ -17,6 +17,10 @@ public struct FFmpegDecoderFactory: AudioDecoderFactory {
         }
         return try FFmpegAudioDecoder(location: location)
     }
+
+    public func open(_ location: String, input: any RemoteInput) throws(DecoderError) -> any AudioDecoding {
+        try FFmpegAudioDecoder(location: location, input: input)
+    }
 }
 
 /// One open song, decoded on the calling thread.

@@ -42,14 +42,16 @@ public final class CurlInputStream: RemoteInput {
     private var lastTitle: String?
 
     /// Connects and waits for the response headers; an error status, a refused connection or a timeout throws.
+    /// `offset` > 0 starts with a range request there (a stream resumed under a fresh URL); reads begin at it.
     public init(url: String, configuration: HTTPConfiguration = HTTPConfiguration(requestTimeout: nil),
-                bufferSize: Int = 2 << 20, reconnectAttempts: Int = 3) throws(DecoderError) {
+                bufferSize: Int = 2 << 20, reconnectAttempts: Int = 3, offset: Int64 = 0) throws(DecoderError) {
         self.url = url
         self.reconnectAttempts = reconnectAttempts
         state = StreamState(url: url, configuration: configuration, capacity: bufferSize)
         state.condition.lock()
+        state.position = offset
         do {
-            try state.startTransfer(from: 0, delay: 0)
+            try state.startTransfer(from: offset, delay: 0)
         } catch {
             state.condition.unlock()
             throw Self.error("open", url, StreamFailure(error.message))

@@ -187,6 +187,11 @@ struct ConfigurationBuilder {
                     throw fail("not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
                 }
                 settings.scrobble = flag
+            case "trial_tracks":
+                guard let policy = NetEaseSettings.TrialPolicy(rawValue: value) else {
+                    throw fail("must be \"play\" or \"skip\": \"\(value)\"")
+                }
+                settings.trialTracks = policy
             case "real_ip":
                 guard Self.isIPAddress(value) else { throw fail("not an IP address: \"\(value)\"") }
                 settings.realIP = value

@@ -29,9 +29,17 @@ public struct NetEaseSettings: Sendable, Equatable {
     public var syncInterval: Int
     /// `scrobble`: whether played songs are reported to NetEase (its "recently played" and listening ranking).
     public var scrobble: Bool
+    /// `trial_tracks`: what to do with a song the account only gets a trial clip of (VIP songs without VIP):
+    /// `play` the clip (what NetEase's apps do; `status` shows the clip's length) or `skip` it like an
+    /// unavailable song.
+    public var trialTracks: TrialPolicy = .play
     /// `enabled`: "no" leaves NetEase out entirely (no `NetEase` directory, no requests), as MPD's plugin blocks
     /// take `enabled "no"`; a plain local music server then.
     public var enabled: Bool = true
+
+    public enum TrialPolicy: String, Sendable, Equatable, CaseIterable {
+        case play, skip
+    }
 
     public static let defaultQuality = "exhigh"
     public static let defaultDirectoryName = "NetEase"

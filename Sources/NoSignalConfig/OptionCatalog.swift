@@ -111,7 +111,7 @@ enum OptionCatalog {
     /// and a typo there would otherwise go unnoticed.
     static let neteaseKeys: Set<String> = [
         "api_url", "eapi_url", "weapi_public_key", "real_ip", "quality", "cookie_file", "search_online",
-        "directory_name", "timeout", "sync_interval", "scrobble", "enabled",
+        "directory_name", "timeout", "sync_interval", "scrobble", "enabled", "trial_tracks",
     ]
 
     static let specs: [String: Spec] = {

@@ -111,6 +111,8 @@ public final class PlaybackEngine: @unchecked Sendable {
         lock.withLock {
             guard token == self.token, running else { return }
             let next = item.map { (item: $0, borderPause: borderPause) }
+            // A stream whose URL must be looked up (NetEase) starts that now, well before the border.
+            if let item { decoders.prepare(locate(item.song)) }
             // Already decoding (or finished) past the current song? Take back what was decoded after it.
             if let index = entries[head...].firstIndex(where: { $0.isQueuedStart || $0.isEnd }) {
                 if case .songStart(let start) = entries[index], start.id == item?.id,

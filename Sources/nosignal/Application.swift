@@ -66,7 +66,22 @@ struct Application {
                                                        limit: config.replayGainLimit)
         if let text = config.audioOutputFormat, let mask = AudioFormatMask(text) { engineSettings.outputFormat = mask }
         let musicDirectory = config.musicDirectory
-        let audio = AudioPlayer(store: store, decoders: FFmpegDecoderFactory(remote: CurlInputFactory()),
+        // NetEase's client; `netease://song/…` plays through it (the stream URL is looked up at play time).
+        var neteaseService: NetEaseService?
+        if config.netease.enabled {
+            do {
+                let client = try NetEaseService.makeClient(config.netease, logger: logger)
+                neteaseService = NetEaseService(client: client, settings: config.netease,
+                                                cacheDirectory: config.cacheDirectory, logger: logger)
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCodeError.failure
+            }
+        }
+        let ffmpeg = FFmpegDecoderFactory(remote: CurlInputFactory())
+        let decoders: any AudioDecoderFactory = neteaseService.map { NetEaseDecoderFactory(inner: ffmpeg, service: $0) }
+            ?? ffmpeg
+        let audio = AudioPlayer(store: store, decoders: decoders,
                                 converters: FFmpegPCMConverterFactory(),
                                 settings: engineSettings, locate: { song in
                                     song.isRemote || song.uri.hasPrefix("/") ? song.uri : musicDirectory + "/" + song.uri
@@ -115,16 +130,8 @@ struct Application {
         }
         // NetEase: the virtual directory beside the local folders, `netease://` and share links, online search.
         var catalog: NetEaseCatalog?
-        if config.netease.enabled {
-            do {
-                let client = try NetEaseService.makeClient(config.netease, logger: logger)
-                let service = NetEaseService(client: client, settings: config.netease,
-                                             cacheDirectory: config.cacheDirectory, logger: logger)
-                catalog = NetEaseCatalog(service: service, library: library, logger: logger)
-            } catch {
-                logger.critical("\(error)")
-                throw ExitCodeError.failure
-            }
+        if let neteaseService {
+            catalog = NetEaseCatalog(service: neteaseService, library: library, logger: logger)
         }
         self.catalog = catalog
         let playlistDirectory: (any PlaylistStore)? = config.playlistDirectory.map {

@@ -70,16 +70,20 @@ final class Fixture: @unchecked Sendable {
     var demo: DemoCatalog { server.catalog }
     var coverDirectory: String { root + "/cache/netease-covers" }
 
-    init(loggedIn: Bool = true, timeout: Int = 10) throws {
+    init(loggedIn: Bool = true, timeout: Int = 10, quality: String = NetEaseSettings.defaultQuality,
+         trialTracks: NetEaseSettings.TrialPolicy = .play) throws {
         server = try FakeNetEaseServer(options: .init(privateKey: TestKeys.pair.privateKey))
         try server.start()
         root = NSTemporaryDirectory() + "nosignal-netease-library-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root + "/music", withIntermediateDirectories: true)
         let keyFile = root + "/weapi-public.pem"
         try TestKeys.pair.publicPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        settings = NetEaseSettings(apiURL: server.baseURL, cookieFile: root + "/data/netease-cookies",
-                                   timeout: timeout, eapiURL: server.baseURL, weapiPublicKeyFile: keyFile,
-                                   syncInterval: 0, scrobble: false)
+        var settings = NetEaseSettings(apiURL: server.baseURL, quality: quality,
+                                       cookieFile: root + "/data/netease-cookies", timeout: timeout,
+                                       eapiURL: server.baseURL, weapiPublicKeyFile: keyFile, syncInterval: 0,
+                                       scrobble: false)
+        settings.trialTracks = trialTracks
+        self.settings = settings
         let quiet = Self.quiet
         client = try NetEaseService.makeClient(settings, logger: quiet)
         if loggedIn {

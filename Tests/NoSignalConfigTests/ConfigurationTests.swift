@@ -154,12 +154,15 @@ struct ConfigurationTests {
                 weapi_public_key "/etc/nosignal/test-key.pem"
                 sync_interval "0"
                 scrobble "no"
+                trial_tracks "skip"
             }
             """).netease
         #expect(more.eapiURL == "http://127.0.0.1:3001")
         #expect(more.weapiPublicKeyFile == "/etc/nosignal/test-key.pem")
         #expect(more.syncInterval == 0)
         #expect(!more.scrobble)
+        #expect(more.trialTracks == .skip)
+        #expect(throws: ConfigError.self) { try parse("netease {\n trial_tracks \"maybe\"\n}") }
         #expect(try parse("port \"6600\"").netease.syncInterval == NetEaseSettings.defaultSyncInterval)
     }
 

@@ -102,6 +102,26 @@ public enum SongEndpoints {
         }
     }
 
+    /// The legacy `song_url` (`/api/song/enhance/player/url`) with a bit rate instead of a level, over weapi (MBX;
+    /// GMF retries it when `song_url_v1` gave no URL or a trial). The answer has `song_url_v1`'s shape; its order
+    /// is not the request's (match by `id`).
+    public struct LegacyURL: NetEaseEndpoint {
+        public var ids: [Int64]
+        /// bit/s: 128000, 192000, 320000 or 999000 (lossless).
+        public var bitRate: Int
+
+        public init(ids: [Int64], bitRate: Int) {
+            self.ids = ids
+            self.bitRate = bitRate
+        }
+
+        public var path: String { "/api/song/enhance/player/url" }
+        public var parameters: [String: JSONValue] {
+            ["ids": .string(JSONValue.array(ids.map { .string(String($0)) }).jsonText), "br": .int(Int64(bitRate))]
+        }
+        public typealias Response = URL.Response
+    }
+
     /// `lyric` (`/api/song/lyric`) over weapi (PYNCM): LRC, translation, romanisation.
     public struct Lyric: NetEaseEndpoint {
         public var id: Int64

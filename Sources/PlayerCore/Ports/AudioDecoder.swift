@@ -33,6 +33,22 @@ public protocol AudioDecoderFactory: Sendable {
     /// Opens an absolute path or an `http(s)://` URL. Blocking (file or network I/O): call it on the decoder
     /// thread. Throws `DecoderError` when the input cannot be opened or holds no decodable audio.
     func open(_ location: String) throws(DecoderError) -> any AudioDecoding
+    /// Opens a song through an input that is already connected (a NetEase stream whose URL was resolved first).
+    /// `location` names the resource for probing (its extension) and for errors. Blocking, as `open`.
+    func open(_ location: String, input: any RemoteInput) throws(DecoderError) -> any AudioDecoding
+    /// A hint that `location` is likely to be opened soon (the queued next song): a factory whose opening needs a
+    /// slow lookup (a NetEase stream URL) starts it now, so the song follows the current one without a gap. Must
+    /// not block: it is called under the player's locks.
+    func prepare(_ location: String)
+}
+
+extension AudioDecoderFactory {
+    public func open(_ location: String, input: any RemoteInput) throws(DecoderError) -> any AudioDecoding {
+        input.close()
+        throw DecoderError("Failed to open \"\(location)\": this decoder reads files only")
+    }
+
+    public func prepare(_ location: String) {}
 }
 
 /// One open song. Used from one thread at a time (the decoder thread), so not `Sendable`.

@@ -1,0 +1,129 @@
+import ALSAOutput
+import FFmpegDecoder
+import FakeNetEase
+import Foundation
+import Logging
+import NetEase
+@testable import NetEaseLibrary
+import PlayerCore
+import PlayerRuntime
+import TestTools
+import Testing
+
+/// NetEase songs through the real player: URL lookup at play time, libcurl streams from the fake's CDN, FFmpeg,
+/// and an ALSA output recording through alsa-lib's `file` plugin. What the output wrote must equal what the
+/// `ffmpeg` command line decodes from the files the fake serves, sample for sample, across the song borders and
+/// across broken and expired streams.
+@Suite(.serialized) struct NetEasePlaybackTests {
+    /// The player as the server builds it, with NetEase in front of FFmpeg; outputs 16-bit (MP3 decodes to float,
+    /// converted as `ffmpeg -f s16le` converts).
+    final class Player: @unchecked Sendable {
+        let fixture: Fixture
+        let store: PlayerStore
+        let audio: AudioPlayer
+        let recording: String
+
+        init(_ fixture: Fixture) {
+            self.fixture = fixture
+            recording = fixture.root + "/out.raw"
+            store = PlayerStore(state: PlayerState(maximumQueueLength: 64, volume: 100), logger: Fixture.quiet)
+            audio = AudioPlayer(store: store,
+                                decoders: NetEaseDecoderFactory(inner: FFmpegDecoderFactory(), service: fixture.service),
+                                converters: FFmpegPCMConverterFactory(), locate: { $0.uri }, logger: Fixture.quiet)
+            let config = "pcm.out { type file; slave.pcm { type null }; file \"\(recording)\"; format \"raw\" }"
+            audio.addOutput(OutputDescription(id: 0, name: "recorder", plugin: "alsa",
+                                              format: AudioFormatMask("*:16:*")!, softwareMixer: true, paced: false),
+                            enabled: true, makeSink: { ALSASink(device: "out", configText: config) })
+        }
+
+        deinit { audio.shutdown() }
+
+        func play(_ ids: [Int]) throws {
+            try store.send(.add(ids.map { Song(uri: fixture.uri($0)) }))
+            try store.send(.play(position: 0))
+        }
+
+        var partition: PartitionState { store.partition(PlayerState.defaultPartition)! }
+
+        func waitUntilStopped(timeout: Double = 30) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline && partition.player.state != .stop { usleep(10_000) }
+            usleep(300_000) // the output closes its file
+            return partition.player.state == .stop
+        }
+
+        var recorded: [UInt8] { (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: recording)))) ?? [] }
+
+        /// What `ffmpeg -f s16le` decodes from the file the fake serves for the song at `quality`.
+        func reference(_ id: Int) throws -> [UInt8] {
+            let song = fixture.demo.songs[id]!
+            let flac = song.lossless && ["lossless", "hires"].contains(fixture.settings.quality)
+            return [UInt8](try CommandLineTool.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i",
+                                                    fixture.server.media.audio(song.media, flac: flac),
+                                                    "-f", "s16le", "-"]))
+        }
+    }
+
+    /// Where two PCM byte arrays first differ, in 16-bit stereo frames.
+    static func difference(_ a: [UInt8], _ b: [UInt8]) -> String {
+        let count = min(a.count, b.count)
+        var i = 0
+        while i < count && a[i] == b[i] { i += 1 }
+        if i == count && a.count == b.count { return "identical" }
+        return "lengths \(a.count / 4) and \(b.count / 4) frames, first difference at frame \(i / 4)"
+    }
+
+    @Test func aQueueOfNetEaseSongsPlaysGaplesslyAcrossAnExpiredAndADroppedStream() throws {
+        // FLAC for the lossless album (5000031), MP3 for the others: one queue, two codecs, one output format.
+        let fixture = try Fixture(quality: "lossless")
+        let player = Player(fixture)
+        let ids = [5_000_011, 5_000_031, 5_000_021]
+        // The first song's connection drops after 60000 bytes; resuming it at the same URL answers 403 (the URL
+        // expired meanwhile), so the player looks the URL up again and continues from the same byte.
+        fixture.server.inject(.dropBody(after: 60_000), for: "/20")
+        fixture.server.inject(.status(403), for: "/20")
+        try player.play(ids)
+        #expect(player.waitUntilStopped())
+        let expected = try ids.flatMap { try player.reference($0) }
+        #expect(player.recorded == expected, "\(Self.difference(player.recorded, expected))")
+        #expect(player.partition.player.error == nil)
+        // Four URL lookups: one per song and the renewal.
+        let lookups = fixture.server.requests.filter { $0.apiPath == "/api/song/enhance/player/url/v1" }
+        #expect(lookups.count == 4)
+    }
+
+    @Test func anUnavailableSongIsSkippedWithAnErrorAndTheNextOnePlays() throws {
+        let fixture = try Fixture()
+        let player = Player(fixture)
+        try player.play([5_000_045, 5_000_011])
+        #expect(player.waitUntilStopped())
+        #expect(player.recorded == (try player.reference(5_000_011)))
+        let error = try #require(player.partition.player.error)
+        #expect(error.contains("netease://song/5000045"))
+        #expect(error.contains("NetEase has no stream of song 5000045"))
+        // Every fallback was asked before giving up: the levels below exhigh, weapi, the legacy URL.
+        let paths = fixture.server.requests.filter { $0.apiPath.hasPrefix("/api/song/enhance/player/url") }
+        #expect(paths.contains { $0.apiPath == "/api/song/enhance/player/url" })
+        #expect(paths.contains { $0.scheme == .weapi && $0.apiPath == "/api/song/enhance/player/url/v1" })
+    }
+
+    /// A guest gets only a trial of the fee-1 song 5000013: `trial_tracks "skip"` treats it as unplayable.
+    @Test func aTrialClipIsSkippedWhenSoConfigured() throws {
+        let fixture = try Fixture(loggedIn: false, trialTracks: .skip)
+        let player = Player(fixture)
+        try player.play([5_000_013, 5_000_011])
+        #expect(player.waitUntilStopped())
+        #expect(player.recorded == (try player.reference(5_000_011)))
+        let error = try #require(player.partition.player.error)
+        #expect(error.contains("trial clip of song 5000013"), "\(error)")
+    }
+
+    @Test func aTrialClipPlaysByDefault() throws {
+        let fixture = try Fixture(loggedIn: false)
+        let player = Player(fixture)
+        try player.play([5_000_013])
+        #expect(player.waitUntilStopped())
+        #expect(player.recorded == (try player.reference(5_000_013)))
+        #expect(player.partition.player.error == nil)
+    }
+}
