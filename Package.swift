@@ -66,7 +66,7 @@ let package = Package(
         // NetEase as a music source of the server: the virtual directory, `netease://` URIs, online search, the
         // synced collection; the glue between the NetEase client, the library and the server's ports.
         .target(name: "NetEaseLibrary", dependencies: [
-            "MPDProtocol", "PlayerCore", "MPDServer", "Library", "NetEase", "NoSignalConfig",
+            "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "Library", "NetEase", "NoSignalConfig",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "nosignal", dependencies: [

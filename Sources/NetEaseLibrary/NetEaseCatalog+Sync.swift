@@ -43,6 +43,18 @@ extension NetEaseCatalog {
             }
             directories.append(RemoteDirectory(path: path(.daily), reference: "netease://daily", lastModified: nil,
                                                songs: daily))
+            // Today's recommended playlists, below the daily songs; like the songs, they may fail alone.
+            do {
+                let recommended = try recommendedPlaylists()
+                let names = Self.uniqueNames(recommended.map(\.name))
+                for (index, playlist) in recommended.enumerated() {
+                    directories.append(RemoteDirectory(path: path(.daily) + "/" + names[index],
+                                                       reference: NetEaseURI.playlist(playlist.id), lastModified: nil,
+                                                       songs: try songs(of: .playlist(playlist.id))))
+                }
+            } catch {
+                logger.warning("NetEase sync: cannot read the recommended playlists (\(error))")
+            }
             let liked = try likedSongs()
             directories.append(RemoteDirectory(path: path(.liked), reference: nil, lastModified: nil, songs: liked))
             logger.info("NetEase sync: \(liked.count) liked songs, \(daily.count) daily songs")

@@ -46,7 +46,9 @@ extension NetEaseCatalog {
     private func folderListing(_ folder: Folder) throws(NetEaseError) -> Listing {
         switch folder {
         case .daily:
-            return Listing(songs: try songs(of: .daily))
+            // Today's songs, and today's recommended playlists (推荐歌单) as folders.
+            return Listing(children: Self.children(try recommendedPlaylists().map { ($0.name, .playlist($0.id), nil) }),
+                           songs: try songs(of: .daily))
         case .liked:
             return Listing(songs: try likedSongs())
         case .playlists:
@@ -124,11 +126,18 @@ extension NetEaseCatalog {
             case .daily:
                 _ = try service.userID()
                 return service.remember(try service.send(RecommendEndpoints.Songs()).songs)
-            case .fm:
+            case .fm, .heartbeat:
+                // A source, not a list: one queue entry that fills in songs before itself as it plays.
                 _ = try service.userID()
-                return service.remember(try service.send(RecommendEndpoints.PersonalFM()).songs)
+                return [NetEaseRadio.marker(reference)]
             }
         }
+    }
+
+    /// Today's recommended playlists (logged in only).
+    func recommendedPlaylists() throws(NetEaseError) -> [NetEasePlaylist] {
+        _ = try service.userID()
+        return try service.send(RecommendEndpoints.Resource()).playlists
     }
 
     /// The liked songs (红心), newest first as NetEase keeps them.

@@ -16,12 +16,12 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
     /// For the CDN transfers; no overall time limit (a song streams for minutes), a connect timeout and a stall
     /// limit instead.
     let http: HTTPConfiguration
-    /// Called for `netease://fm` and `netease://heartbeat` when the player reaches them.
-    let radio: (@Sendable (String) throws(DecoderError) -> Void)?
+    /// Fills in `netease://fm` and `netease://heartbeat` when the player nears or reaches them.
+    let radio: NetEaseRadio?
     private let lookups = LookupCache()
 
     public init(inner: any AudioDecoderFactory, service: NetEaseService,
-                radio: (@Sendable (String) throws(DecoderError) -> Void)? = nil) {
+                radio: NetEaseRadio? = nil) {
         self.inner = inner
         self.service = service
         self.radio = radio
@@ -35,7 +35,9 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
     }
 
     public func prepare(_ location: String) {
-        guard let id = Self.songID(location), lookups.begin(id) else { inner.prepare(location); return }
+        if let radio, location.hasPrefix(NetEaseURI.scheme) { radio.prepare(location) }
+        guard let id = Self.songID(location) else { return inner.prepare(location) }
+        guard lookups.begin(id) else { return }
         let service = service
         let lookups = lookups
         DispatchQueue.global(qos: .userInitiated).async {
@@ -46,7 +48,9 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
     public func open(_ location: String) throws(DecoderError) -> any AudioDecoding {
         guard let id = Self.songID(location) else {
             if location.hasPrefix(NetEaseURI.scheme), let radio {
-                try radio(location)
+                // The queue now has songs before the entry and the player is told to play those instead; this
+                // error is dropped with the abandoned decoding.
+                try radio.reached(location)
                 throw DecoderError("\(location) is a source, not a song", cause: "the NetEase radio moved on")
             }
             return try inner.open(location)

@@ -79,8 +79,9 @@ struct Application {
             }
         }
         let ffmpeg = FFmpegDecoderFactory(remote: CurlInputFactory())
-        let decoders: any AudioDecoderFactory = neteaseService.map { NetEaseDecoderFactory(inner: ffmpeg, service: $0) }
-            ?? ffmpeg
+        let decoders: any AudioDecoderFactory = neteaseService.map {
+            NetEaseDecoderFactory(inner: ffmpeg, service: $0, radio: NetEaseRadio(service: $0, store: store))
+        } ?? ffmpeg
         let audio = AudioPlayer(store: store, decoders: decoders,
                                 converters: FFmpegPCMConverterFactory(),
                                 settings: engineSettings, locate: { song in
@@ -134,6 +135,9 @@ struct Application {
             catalog = NetEaseCatalog(service: neteaseService, library: library, logger: logger)
         }
         self.catalog = catalog
+        scrobbler = neteaseService.flatMap { service in
+            service.settings.scrobble ? NetEaseScrobbler(service: service, store: store, audio: audio) : nil
+        }
         let playlistDirectory: (any PlaylistStore)? = config.playlistDirectory.map {
             PlaylistDirectory(path: $0, musicDirectory: config.musicDirectory, maximumLength: config.maxPlaylistLength)
         }
@@ -158,6 +162,7 @@ struct Application {
     private let audio: AudioPlayer
     private let watcher: DirectoryWatcher?
     private let catalog: NetEaseCatalog?
+    private let scrobbler: NetEaseScrobbler?
 
     func run() async throws {
         let service = self.service
@@ -172,6 +177,8 @@ struct Application {
         // The NetEase collection is synced on start and every `sync_interval` seconds (0: only `update NetEase`).
         let sync = catalog?.startBackgroundSync(interval: config.netease.syncInterval)
         defer { sync?.stop() }
+        scrobbler?.start()
+        defer { scrobbler?.stop() }
         let task = Task {
             do {
                 try await service.run()

@@ -600,8 +600,10 @@ class NetEaseRig:
             self.login_output = out.stdout + out.stderr
             expect(out.returncode == 0 and "Logged in as demo_user" in out.stdout, self.login_output)
             self.cookie_file = os.path.join(self.dir, "data", "netease-cookies")
-            self.server = Server(common + 'audio_output {\n type "null"\n name "null"\n}\n' + netease + extra_config,
-                                 self.dir)
+            # `@DIR@` in extra_config stands for the rig's directory (a state file there, say).
+            self.server_config = (common + 'audio_output {\n type "null"\n name "null"\n}\n' + netease
+                                  + extra_config.replace("@DIR@", self.dir))
+            self.server = Server(self.server_config, self.dir)
             code, out = self.server.mpc("update", "--wait", timeout=30)
             expect(code == 0, out)
         except BaseException:
@@ -610,6 +612,25 @@ class NetEaseRig:
 
     def mpc(self, *args, timeout=15):
         return self.server.mpc(*args, timeout=timeout)
+
+    def restart(self):
+        """Stops NoSignal (SIGTERM) and starts it again with the same configuration; returns the exit code."""
+        code = self.server.stop()
+        self.server = Server(self.server_config, self.dir)
+        return code
+
+    def state(self):
+        """The fake's account state: liked ids, playlists, scrobbles, trashed and FM-served ids."""
+        return self.control("/__fake/state")
+
+    def wait_until(self, condition, what, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            value = condition()
+            if value:
+                return value
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}")
 
     def mpc_bytes(self, *args):
         env = dict(os.environ, MPD_HOST="127.0.0.1", MPD_PORT=str(self.server.port))
@@ -1046,6 +1067,108 @@ def netease_cookie_privacy(_):
         for name, value in (("MUSIC_U", rig.music_u), ("__csrf", rig.csrf)):
             expect(value not in log, f"the server log contains the {name} value")
             expect(value not in rig.login_output, f"nosignal login printed the {name} value")
+    finally:
+        rig.stop()
+
+
+@check("NetEase songs play (audio and bitrate in status), an unavailable one is skipped with error:, a played song is "
+       "scrobbled with its seconds, and the queue comes back after a restart without a request to NetEase")
+def netease_playback(_):
+    rig = NetEaseRig(extra_config='state_file "@DIR@/state"\n')
+    try:
+        c = rig.client()
+        for song in ("5000011", "5000045", "5000021"):
+            code, out = rig.mpc("add", f"netease://song/{song}")
+            expect(code == 0, out)
+        code, out = rig.mpc("play")
+        expect(code == 0 and "[playing] #1/3" in out, out)
+        status = rig.wait_until(lambda: (lambda st: st if st.get("audio") and int(st.get("bitrate", "0")) > 0
+                                         else None)(c.status()), "audio and bitrate in status")
+        expect(status["audio"] == "44100:f:2" and status["song"] == "0", repr(status))
+        expect(abs(float(status["duration"]) - 6) < 0.2, repr(status))
+        # 5000011 plays out (6 s), 5000045 has no stream: playback goes on with 5000021 and says why.
+        status = rig.wait_until(lambda: (lambda st: st if st.get("song") == "2" else None)(c.status()),
+                                "the third song", timeout=25)
+        expect("netease://song/5000045" in status.get("error", "") and "no stream" in status.get("error", ""),
+               repr(status))
+        expect("5000045" in rig.server_log(), "the log names the unavailable song")
+        # Scrobbled when it ended, with the seconds heard.
+        scrobble = rig.wait_until(lambda: next((s for s in rig.state()["scrobbles"] if s["id"] == 5000011), None),
+                                  "the scrobble of 5000011")
+        expect(scrobble["action"] == "play" and 5 <= int(scrobble["time"]) <= 7, repr(scrobble))
+        expect(not any(s["id"] == 5000045 for s in rig.state()["scrobbles"]), "an unplayed song was scrobbled")
+        code, out = rig.mpc("stop")
+        c.close()
+        rig.reset()
+        expect(rig.restart() == 0, "exit code")
+        c = rig.client()
+        queue = [tags(s) for s in c.playlistinfo()]
+        expect([q[0] for q in queue] == ["netease://song/5000011", "netease://song/5000045", "netease://song/5000021"]
+               and queue[0][1] == "晴天的约定" and queue[2][1] == "雨の街角", repr(queue))
+        expect(rig.api_requests() == [], f"requests at start-up: {[r['apiPath'] for r in rig.api_requests()]}")
+        code, out = rig.mpc("play", "3")
+        expect(code == 0 and "雨の街角" in out, out)
+        rig.wait_until(lambda: c.status().get("audio"), "audio after the restart")
+        c.close()
+    finally:
+        rig.stop()
+
+
+@check("netease://fm plays ten songs in a row (mpc next), each batch in the queue before the FM entry is reached; "
+       "the disliked sticker trashes the playing song and skips it; netease://heartbeat and netease://daily play")
+def netease_fm(_):
+    rig = NetEaseRig()
+    try:
+        c = rig.client()
+        code, out = rig.mpc("add", "netease://fm")
+        expect(code == 0, out)
+        queue = c.playlistinfo()
+        expect(len(queue) == 1 and queue[0]["file"] == "netease://fm" and "FM" in queue[0].get("title", ""),
+               repr(queue))
+        code, out = rig.mpc("play")
+        expect(code == 0, out)
+        played = []
+        for _ in range(10):
+            song = rig.wait_until(lambda: (lambda s: s if s.get("file", "").startswith("netease://song/") and
+                                           s["file"] not in played else None)(c.currentsong()), "an FM song")
+            played.append(song["file"])
+            # Prefetched: a song after the current one, before the FM entry, well before the border.
+            rig.wait_until(lambda: (lambda q, pos: len(q) > pos + 2 and q[pos + 1]["file"].startswith("netease://song/")
+                                    and q[-1]["file"] == "netease://fm")(c.playlistinfo(), int(c.status()["song"])),
+                           "the next FM song in the queue")
+            code, out = rig.mpc("next")
+            expect(code == 0, out)
+        expect(len(set(played)) == 10, repr(played))
+        # Not this one: NetEase hears of it and playback moves on.
+        song = rig.wait_until(lambda: (lambda s: s if s.get("file", "").startswith("netease://song/") and
+                                       s["file"] not in played else None)(c.currentsong()), "the eleventh song")
+        code, out = rig.mpc("sticker", song["file"], "set", "disliked", "1")
+        expect(code == 0, out)
+        rig.wait_until(lambda: c.currentsong().get("file") != song["file"], "a skip after disliked")
+        trashed = rig.state()["trashed"]
+        expect(int(song["file"].rsplit("/", 1)[1]) in trashed, f"{song['file']} not in {trashed}")
+        expect(c.status().get("state") == "play", repr(c.status()))
+
+        c.clear()
+        code, out = rig.mpc("add", "netease://heartbeat")
+        expect(code == 0, out)
+        rig.mpc("play")
+        rig.wait_until(lambda: c.currentsong().get("file", "").startswith("netease://song/"), "a heartbeat song")
+        expect(any(r["apiPath"] == "/api/playmode/intelligence/list" for r in rig.api_requests()),
+               "no intelligence request")
+
+        c.clear()
+        code, out = rig.mpc("ls", "NetEase/Daily")
+        expect(code == 0, out)
+        folders = [line for line in lines(out) if not line.startswith("netease://")]
+        expect(folders and all(f.startswith("NetEase/Daily/") for f in folders), out)
+        code, out = rig.mpc("add", folders[0])
+        expect(code == 0 and len(c.playlistinfo()) > 0, out)
+        code, out = rig.mpc("add", "netease://daily")
+        expect(code == 0, out)
+        rig.mpc("play")
+        rig.wait_until(lambda: c.status().get("audio"), "a recommended song playing")
+        c.close()
     finally:
         rig.stop()
 

@@ -27,8 +27,10 @@ import Testing
             self.fixture = fixture
             recording = fixture.root + "/out.raw"
             store = PlayerStore(state: PlayerState(maximumQueueLength: 64, volume: 100), logger: Fixture.quiet)
+            let radio = NetEaseRadio(service: fixture.service, store: store)
             audio = AudioPlayer(store: store,
-                                decoders: NetEaseDecoderFactory(inner: FFmpegDecoderFactory(), service: fixture.service),
+                                decoders: NetEaseDecoderFactory(inner: FFmpegDecoderFactory(), service: fixture.service,
+                                                                radio: radio),
                                 converters: FFmpegPCMConverterFactory(), locate: { $0.uri }, logger: Fixture.quiet)
             let config = "pcm.out { type file; slave.pcm { type null }; file \"\(recording)\"; format \"raw\" }"
             audio.addOutput(OutputDescription(id: 0, name: "recorder", plugin: "alsa",
@@ -39,8 +41,18 @@ import Testing
         deinit { audio.shutdown() }
 
         func play(_ ids: [Int]) throws {
-            try store.send(.add(ids.map { Song(uri: fixture.uri($0)) }))
+            try play(ids.map(fixture.uri))
+        }
+
+        func play(_ uris: [String]) throws {
+            try store.send(.add(uris.map { Song(uri: $0) }))
             try store.send(.play(position: 0))
+        }
+
+        func wait(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline && !condition() { usleep(10_000) }
+            return condition()
         }
 
         var partition: PartitionState { store.partition(PlayerState.defaultPartition)! }
@@ -125,5 +137,33 @@ import Testing
         #expect(player.waitUntilStopped())
         #expect(player.recorded == (try player.reference(5_000_013)))
         #expect(player.partition.player.error == nil)
+    }
+
+    /// Personal FM as a queue entry: batches of three appear before it as playback nears it, and the songs play
+    /// one after the other without a gap (the batch is in the queue before the border).
+    @Test func personalFMFillsTheQueueBeforeItselfAndPlaysGaplessly() throws {
+        let fixture = try Fixture()
+        let player = Player(fixture)
+        try player.play(["netease://fm"])
+        // Three batches: nine songs before the entry.
+        #expect(player.wait { player.partition.queue.count >= 10 })
+        try player.store.send(.stop)
+        let queue = player.partition.queue.items.map(\.song.uri)
+        #expect(queue.last == "netease://fm")
+        #expect(queue.dropLast().allSatisfy { $0.hasPrefix("netease://song/") })
+        #expect(fixture.server.requests.filter { $0.apiPath == "/api/v1/radio/get" }.count >= 3)
+        // What was heard is the first songs, in queue order, sample for sample.
+        usleep(300_000)
+        let recorded = player.recorded
+        let ids = queue.dropLast().compactMap { NetEaseURI.songID($0) }.map(Int.init)
+        var expected: [UInt8] = []
+        for id in ids {
+            let next = try player.reference(id)
+            if expected.count + next.count > recorded.count { break }
+            expected += next
+        }
+        #expect(expected.count >= (try player.reference(ids[0])).count + (try player.reference(ids[1])).count)
+        #expect(Array(recorded.prefix(expected.count)) == expected,
+                "\(Self.difference(Array(recorded.prefix(expected.count)), expected))")
     }
 }

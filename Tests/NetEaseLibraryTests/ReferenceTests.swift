@@ -15,6 +15,7 @@ import Testing
         ("netease://artist/2005", .artist(2005)),
         ("netease://daily", .daily),
         ("netease://fm", .fm),
+        ("netease://heartbeat", .heartbeat),
         ("  netease://song/7 ", .song(7)),
         ("https://music.163.com/song?id=347230", .song(347_230)),
         ("https://music.163.com/#/song?id=347230", .song(347_230)),

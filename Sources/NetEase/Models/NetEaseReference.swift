@@ -9,8 +9,14 @@ public enum NetEaseReference: Sendable, Equatable, Hashable {
     case artist(Int64)
     /// The daily recommendations (每日推荐).
     case daily
-    /// Personal FM (私人 FM).
+    /// Personal FM (私人 FM): in the queue, a source that inserts new songs before itself as it is reached.
     case fm
+    /// Heartbeat mode (心动模式): like `fm`, from the intelligence list seeded by the song before it and the liked
+    /// songs.
+    case heartbeat
+
+    /// `fm` and `heartbeat`: never-ending sources rather than song lists.
+    public var isRadio: Bool { self == .fm || self == .heartbeat }
 
     /// `netease://song/1`, `netease://daily`, … or a share link: `https://music.163.com/song?id=1`,
     /// `…/#/playlist?id=…`, `…/m/album?id=…`, `https://y.music.163.com/m/song?id=…`, `…/song/1/?userid=…`.
@@ -22,6 +28,7 @@ public enum NetEaseReference: Sendable, Equatable, Hashable {
             switch (rest.first.map(String.init), rest.count) {
             case ("daily", 1): self = .daily
             case ("fm", 1): self = .fm
+            case ("heartbeat", 1): self = .heartbeat
             case (let kind?, 2):
                 guard let id = Int64(rest[1]), id > 0, let reference = Self(kind: kind, id: id) else { return nil }
                 self = reference
@@ -73,6 +80,7 @@ public enum NetEaseReference: Sendable, Equatable, Hashable {
         case .artist(let id): NetEaseURI.artist(id)
         case .daily: "netease://daily"
         case .fm: "netease://fm"
+        case .heartbeat: "netease://heartbeat"
         }
     }
 }
