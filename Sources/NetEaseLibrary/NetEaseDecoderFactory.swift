@@ -55,14 +55,30 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
             }
             return try inner.open(location)
         }
-        let grant = try lookUp(id, location: location)
+        var grant = try lookUp(id, location: location)
+        if grant.isReused {
+            // A URL looked up for an earlier play of the song: fine unless NetEase revoked it since.
+            do { return try open(id, grant: grant, location: location) } catch {
+                service.logger.info("NetEase: the earlier URL of song \(id) no longer works (\(error.message)); looking it up again")
+                lookups.forget(id)
+                grant = try lookUp(id, location: location)
+            }
+        }
+        return try open(id, grant: grant, location: location)
+    }
+
+    private func open(_ id: Int64, grant: NetEaseStreamGrant, location: String) throws(DecoderError)
+        -> any AudioDecoding
+    {
         if let seconds = grant.trialLength {
             service.logger.notice("NetEase: song \(id) is only a \(Int(seconds.rounded())) s trial clip for this account; playing the clip (trial_tracks \"play\")")
         }
         let input = try NetEaseStreamInput(grant: grant, http: http, location: location) {
-            [service] () throws(DecoderError) -> NetEaseStreamGrant in
+            [service, lookups] () throws(DecoderError) -> NetEaseStreamGrant in
             do throws(NetEaseStreamProblem) {
-                return try service.streamGrant(for: id)
+                let fresh = try service.streamGrant(for: id)
+                lookups.store(fresh)
+                return fresh
             } catch {
                 throw DecoderError("Failed to read \"\(location)\": \(error)", cause: error.description)
             }
@@ -77,8 +93,10 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
     /// the player shows in `status` (and skips on).
     private func lookUp(_ id: Int64, location: String) throws(DecoderError) -> NetEaseStreamGrant {
         var result = lookups.take(id)
-        if case .success(let grant)? = result, !grant.isFresh { result = nil }
-        if result == nil { result = Result { () throws(NetEaseStreamProblem) in try service.streamGrant(for: id) } }
+        if result == nil {
+            result = Result { () throws(NetEaseStreamProblem) in try service.streamGrant(for: id) }
+            if case .success(let grant)? = result { lookups.store(grant) }
+        }
         switch result! {
         case .success(let grant):
             if let seconds = grant.trialLength, service.settings.trialTracks == .skip {
@@ -93,11 +111,14 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
         }
     }
 
-    /// Lookups started by `prepare`, waited for by `open`.
+    /// Lookups started by `prepare`, waited for by `open`; granted URLs are kept while fresh, so playing a song
+    /// again (`previous`, repeat, a seek after a stop) needs no lookup (reference §5.1: cache ≤ 15 min, look up again
+    /// on 403/404).
     final class LookupCache: @unchecked Sendable {
         private let condition = NSCondition()
         private var pending: Set<Int64> = []
         private var done: [Int64: Result<NetEaseStreamGrant, NetEaseStreamProblem>] = [:]
+        static let capacity = 64
 
         /// False when a lookup of `id` is already running or ready.
         func begin(_ id: Int64) -> Bool {
@@ -112,19 +133,52 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
         func finish(_ id: Int64, _ result: Result<NetEaseStreamGrant, NetEaseStreamProblem>) {
             condition.lock()
             pending.remove(id)
-            // A few entries at most: the next song or two.
-            if done.count > 8 { done.removeAll() }
+            if done.count >= Self.capacity {
+                done = done.filter { if case .success(let grant) = $0.value { grant.isFresh } else { false } }
+                if done.count >= Self.capacity { done.removeAll() }
+            }
             done[id] = result
             condition.broadcast()
             condition.unlock()
         }
 
-        /// The lookup's result (waiting for one in flight); nil when none was started.
+        /// The lookup's result (waiting for one in flight); nil when none was started. A failure is handed out once;
+        /// a grant stays for the next play, marked as reused.
         func take(_ id: Int64) -> Result<NetEaseStreamGrant, NetEaseStreamProblem>? {
             condition.lock()
             defer { condition.unlock() }
             while pending.contains(id) { condition.wait() }
-            return done.removeValue(forKey: id)
+            guard let result = done[id] else { return nil }
+            switch result {
+            case .success(var grant):
+                guard grant.isFresh else {
+                    done[id] = nil
+                    return nil
+                }
+                let handedOut = grant
+                grant.isReused = true
+                done[id] = .success(grant)
+                return .success(handedOut)
+            case .failure:
+                done[id] = nil
+                return result
+            }
+        }
+
+        func store(_ grant: NetEaseStreamGrant) {
+            condition.lock()
+            defer { condition.unlock() }
+            if !pending.contains(grant.songID) {
+                var kept = grant
+                kept.isReused = true
+                done[grant.songID] = .success(kept)
+            }
+        }
+
+        func forget(_ id: Int64) {
+            condition.lock()
+            defer { condition.unlock() }
+            done[id] = nil
         }
     }
 }

@@ -22,6 +22,8 @@ struct NetEaseStreamGrant: Sendable {
     /// When the lookup was made and how long NetEase said the URL lives.
     var obtained: ContinuousClock.Instant
     var lifetime: Duration
+    /// Handed out before (an earlier play of the song): NetEase may have revoked it since.
+    var isReused = false
 
     /// A lookup made for the queued song is used only while it is surely still valid: 80 % of its stated life, at
     /// most the 15 minutes the reference suggests.

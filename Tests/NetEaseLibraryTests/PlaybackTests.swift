@@ -166,4 +166,25 @@ import Testing
         #expect(Array(recorded.prefix(expected.count)) == expected,
                 "\(Self.difference(Array(recorded.prefix(expected.count)), expected))")
     }
+
+    /// Playing a song again reuses its URL while it is fresh (no lookup); a URL NetEase revoked meanwhile is looked
+    /// up again, and the song still plays.
+    @Test func aSongPlayedAgainReusesItsURLUnlessItWasRevoked() throws {
+        let fixture = try Fixture()
+        let player = Player(fixture)
+        try player.play([5_000_011])
+        #expect(player.waitUntilStopped())
+        try player.store.send(.play(position: 0))
+        #expect(player.waitUntilStopped())
+        let lookups = { fixture.server.requests.filter { $0.apiPath == "/api/song/enhance/player/url/v1" }.count }
+        #expect(lookups() == 1)
+        fixture.server.inject(.status(403), for: "/20")
+        try player.store.send(.play(position: 0))
+        #expect(player.waitUntilStopped())
+        #expect(lookups() == 2)
+        let once = try player.reference(5_000_011)
+        #expect(player.recorded.count >= once.count)
+        #expect(Array(player.recorded.suffix(once.count)) == once)
+        #expect(player.partition.player.error == nil)
+    }
 }
