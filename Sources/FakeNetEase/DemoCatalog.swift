@@ -3,6 +3,18 @@ import Foundation
 /// The demo account's world: a deterministic catalog of a few dozen songs with names in several scripts, albums,
 /// artists, playlists (own, subscribed, charts), liked songs, daily picks, listening records and a cloud disk.
 /// Generated in code (not fixtures) so ids stay consistent across every endpoint that mentions them.
+///
+/// Ids: songs 5_000_011…5_000_085 (album n's track k is 5_000_000 + 10n + k), cloud uploads 5_000_901…903,
+/// albums 3001…3008, artists 2001…2006, the account 10000001 with its liked-songs playlist 2_000_000_000.
+/// Songs with a story for the tests:
+/// - `unavailableSongID` 5_000_045: no copyright, greyed out; `song_url` answers `url:null, code:404`.
+/// - 5_000_013: VIP (`fee` 1), a 30 s-style trial (`freeTrialInfo`) for guests, complete for the demo account.
+/// - `trialSongID` 5_000_801: a paid-album song (`fee` 4) that is a trial for everybody, the demo account too:
+///   `freeTrialInfo {start:0,end:3}` and a URL serving a `trialSeconds`-long clip, while its `dt` is the whole
+///   song's. Only reachable by id (`song_detail`, `song_url`, lyrics): no album, playlist, search or FM lists it,
+///   so every listing stays as it was.
+/// - `gainSongID` 5_000_022 (gain -6.5 dB, peak 0.9) and 5_000_033 (gain +2.5 dB, peak 0.6): non-zero
+///   loudness normalisation in `song_url`; every other song has gain 0 and peak 1.
 public struct DemoCatalog: Sendable {
     public struct Artist: Sendable {
         public var id: Int
@@ -40,6 +52,11 @@ public struct DemoCatalog: Sendable {
         /// No copyright: greyed out (`st:-200`), `song_url` answers `url:null, code:404`.
         public var unavailable: Bool
         public var publishTime: Int64
+        /// A trial (`freeTrialInfo`, a `trialSeconds` clip) for every viewer, VIP or not: a paid album's song.
+        public var alwaysTrial = false
+        /// `song_url`'s loudness normalisation: dB to apply, and the peak sample level (0…1).
+        public var gain = 0.0
+        public var peak = 1.0
     }
 
     public struct Playlist: Sendable {
@@ -93,6 +110,15 @@ public struct DemoCatalog: Sendable {
 
     /// Durations of the generated audio files (`MediaFiles`), one per `Song.media`.
     public static let mediaSeconds = [6, 7, 8, 9]
+    /// Length of the trial clips (`MediaFiles.clip`), the `end` of `trialSongID`'s `freeTrialInfo`.
+    public static let trialSeconds = 3
+
+    /// Songs the tests single out (see the type's comment).
+    public static let trialSongID = 5_000_801
+    public static let gainSongID = 5_000_022
+    public static let unavailableSongID = 5_000_045
+    /// The demo account's liked-songs playlist (`specialType` 5), the only one heartbeat mode accepts.
+    public static let likedPlaylistID = 2_000_000_000
 
     public static let demo = DemoCatalog()
 
@@ -147,6 +173,15 @@ public struct DemoCatalog: Sendable {
                                     company: company, songIDs: ids)
             albumOrder.append(albumID)
         }
+        songs[5_000_022]?.gain = -6.5
+        songs[5_000_022]?.peak = 0.9
+        songs[5_000_033]?.gain = 2.5
+        songs[5_000_033]?.peak = 0.6
+        // Not in `songOrder` or any album's list, so no listing changes (see the type's comment).
+        songs[Self.trialSongID] = Song(
+            id: Self.trialSongID, name: "试听片段 · Preview Only", alias: [], artistIDs: [2002], albumID: 3008, no: 6,
+            cd: "1", media: 3, fee: 4, lossless: false, cloud: false, unavailable: false,
+            publishTime: albums[3008]!.publishTime, alwaysTrial: true)
         cloudSongIDs = []
         for (index, title) in ["我的录音 001", "demo — bedroom take", "无名曲"].enumerated() {
             let id = 5_000_901 + index

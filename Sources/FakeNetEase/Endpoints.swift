@@ -74,6 +74,8 @@ extension FakeNetEaseServer {
         Endpoint(path: "/api/v3/discovery/recommend/songs", access: .login, handler: recommendSongs),
         Endpoint(path: "/api/v1/discovery/recommend/resource", access: .login, handler: recommendResource),
         Endpoint(path: "/api/v1/radio/get", access: .login, handler: personalFM),
+        Endpoint(path: "/api/radio/trash/add", access: .login, handler: fmTrash),
+        Endpoint(path: "/api/playmode/intelligence/list", access: .login, handler: intelligence),
         Endpoint(path: "/api/toplist", access: .guest, handler: toplist),
         Endpoint(path: "/api/v1/album", hasID: true, access: .guest, handler: album),
         Endpoint(path: "/api/v1/artist", hasID: true, access: .guest, handler: artist),
@@ -385,16 +387,19 @@ extension FakeNetEaseServer {
                                            "remainTime": 0] as [String: Any],
             ]
             guard let song = context.catalog.songs[id], !song.unavailable, !song.cloud || vip else { return entry }
-            let trial = song.fee == 1 && !vip
+            let trial = (song.fee == 1 && !vip) || song.alwaysTrial
             var br = min(requestedBR, song.lossless ? 999000 : 320000)
-            if !vip && song.fee != 0 { br = 128000 }
+            if (!vip && song.fee != 0) || song.alwaysTrial { br = 128000 }
             let flac = br > 320000
             let seconds = DemoCatalog.mediaSeconds[song.media]
-            let file = server.media.audio(song.media, flac: flac)
+            let file = song.alwaysTrial ? server.media.clip(song.media) : server.media.audio(song.media, flac: flac)
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
             let digest = randomHex(32)
             let now = Date()
-            server.lock.withLock { server.issuedURLs[digest] = (now, song.media, flac, id) }
+            server.lock.withLock {
+                server.issuedURLs[digest] = IssuedURL(issued: now, media: song.media, flac: flac,
+                                                      clip: song.alwaysTrial, song: id)
+            }
             let level = flac ? "lossless" : br >= 320000 ? "exhigh" : br >= 192000 ? "higher" : "standard"
             entry["url"] = "\(context.shapes.base)/\(stamp.string(from: now))/\(digest)/jdymusic/obj/\(id).\(flac ? "flac" : "mp3")"
             entry["br"] = br
@@ -406,12 +411,15 @@ extension FakeNetEaseServer {
             entry["level"] = level
             entry["fee"] = song.fee
             entry["payed"] = vip && song.fee == 1 ? 1 : 0
-            entry["peak"] = 1.0
+            entry["gain"] = song.gain
+            entry["peak"] = song.peak
             entry["sr"] = 44100
             entry["musicId"] = String(id)
             entry["time"] = seconds * 1000
             if trial {
-                let end = min(30, seconds)
+                // A guest's VIP song gets NetEase's 30 s trial window (here the whole short tone); a paid-album
+                // song its real clip.
+                let end = song.alwaysTrial ? DemoCatalog.trialSeconds : min(30, seconds)
                 entry["freeTrialInfo"] = ["fragmentType": 2, "start": 0, "end": end,
                                           "algData": ["fragSource": "default"]] as [String: Any]
                 entry["time"] = end * 1000
@@ -551,19 +559,62 @@ extension FakeNetEaseServer {
         return Reply(json: ["code": 200, "featureFirst": true, "haveRcmdSongs": false, "recommend": list])
     }
 
+    /// `personal_fm`: the next three catalogue songs after the last answer's, skipping the trashed ones (fewer
+    /// when nearly everything is trashed). Each answer's ids are recorded (`fmServedBatches`).
     static func personalFM(_ context: Context) -> Reply {
         let all = context.catalog.songOrder.filter { !(context.catalog.songs[$0]?.cloud ?? true) }
-        let start: Int = context.server.lock.withLock {
-            defer { context.server.fmCursor += 3 }
-            return context.server.fmCursor
+        let server = context.server
+        let ids: [Int] = server.lock.withLock {
+            var ids: [Int] = []
+            var step = 0
+            while ids.count < 3 && step < all.count {
+                let id = all[(server.fmCursor + step) % all.count]
+                if !server.trashed.contains(id) { ids.append(id) }
+                step += 1
+            }
+            server.fmCursor += step
+            server.fmBatches.append(ids)
+            return ids
         }
-        let songs = (0..<3).compactMap { context.catalog.songs[all[(start + $0) % all.count]] }
+        let songs = ids.compactMap { context.catalog.songs[$0] }
         return Reply(json: ["popAdjust": false, "code": 200, "data": songs.map { song -> [String: Any] in
             var json = context.shapes.oldSong(song)
             json["alg"] = "itembased"
             json["privilege"] = context.shapes.privilege(song)
             return json
         }])
+    }
+
+    /// `fm_trash`: `{songId, alg, time}`; the song never comes back in personal FM.
+    static func fmTrash(_ context: Context) -> Reply {
+        guard let id = context.int("songId"), context.catalog.songs[id] != nil else { return .code(400, "参数错误") }
+        context.server.lock.withLock {
+            if !context.server.trashed.contains(id) { context.server.trashed.append(id) }
+        }
+        return Reply(json: ["code": 200, "data": true, "count": 1])
+    }
+
+    /// `playmode_intelligence_list` (heartbeat mode): ten catalogue songs other than the seed `songId`, a
+    /// different ten for each seed, the liked ones marked `recommended:false` as NetEase mixes the user's liked songs
+    /// with recommendations. Only the account's liked-songs playlist is accepted as `playlistId`.
+    static func intelligence(_ context: Context) -> Reply {
+        guard let seed = context.int("songId"), context.catalog.songs[seed] != nil else { return .code(400, "参数错误") }
+        guard context.int("playlistId") == DemoCatalog.likedPlaylistID else {
+            return .code(400, "歌单不是你喜欢的音乐")
+        }
+        let pool = context.catalog.songOrder.filter { id in
+            guard let song = context.catalog.songs[id] else { return false }
+            return id != seed && !song.cloud && !song.unavailable
+        }
+        guard !pool.isEmpty else { return Reply(json: ["code": 200, "data": [Any](), "message": ""]) }
+        let liked = Set(context.server.likedSongIDs)
+        let start = (seed * 7) % pool.count
+        let picks = (0..<min(10, pool.count)).map { pool[(start + $0) % pool.count] }
+        let data = picks.compactMap { context.catalog.songs[$0] }.map { song -> [String: Any] in
+            ["id": song.id, "songInfo": context.shapes.songWithPrivilege(song), "recommended": !liked.contains(song.id),
+             "alg": liked.contains(song.id) ? "liked" : "itembased_intelligence"]
+        }
+        return Reply(json: ["code": 200, "data": data, "message": ""])
     }
 
     static func toplist(_ context: Context) -> Reply {
@@ -688,6 +739,15 @@ extension FakeNetEaseServer {
               let logs = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[String: Any]],
               logs.allSatisfy({ $0["action"] is String && $0["json"] is [String: Any] })
         else { return .code(400, "参数错误") }
+        let now = Date()
+        let entries = logs.compactMap { log -> Scrobble? in
+            guard let action = log["action"] as? String, let json = log["json"] as? [String: Any],
+                  let id = intValue(json["id"]) else { return nil }
+            return Scrobble(action: action, id: id, sourceID: stringValue(json["sourceId"]) ?? "",
+                            time: (json["time"] as? NSNumber)?.doubleValue ?? stringValue(json["time"]).flatMap(Double.init) ?? 0,
+                            source: stringValue(json["source"]), when: now)
+        }
+        context.server.lock.withLock { context.server.scrobbleLog += entries }
         return Reply(json: ["code": 200, "data": "success", "message": ""])
     }
 
@@ -729,22 +789,32 @@ extension FakeNetEaseServer {
         return Reply(json: ["code": 200])
     }
 
-    /// `playlist_tracks`: `{op:add|del, pid, trackIds:'["id",…]'}`. Others' playlists answer 401; adding a song
-    /// already there answers 502 ("歌单内歌曲重复"), as NetEase does.
+    /// `playlist_tracks`: `{op:add|del|update, pid, trackIds:'["id",…]'}`. Others' playlists answer 401; adding a
+    /// song already there answers 502 ("歌单内歌曲重复"), as NetEase does. `update` (NCM `song_order_update`) sets the
+    /// order: its ids must be exactly the playlist's songs, rearranged (else 400). Ids sent twice count once, so
+    /// NCM's retry of a 512 with the list doubled does what the first request meant.
     static func playlistTracks(_ context: Context) -> Reply {
-        guard let op = context.string("op"), op == "add" || op == "del", let pid = context.int("pid"),
-              let ids = songIDs(context.params["trackIds"]), !ids.isEmpty
+        guard let op = context.string("op"), ["add", "del", "update"].contains(op), let pid = context.int("pid"),
+              let sent = songIDs(context.params["trackIds"]), !sent.isEmpty
         else { return .code(400, "参数错误") }
+        var seen = Set<Int>()
+        let ids = sent.filter { seen.insert($0).inserted }
         let server = context.server
         return server.lock.withLock {
             guard var playlist = server.playlists[pid] else { return .code(404, "歌单不存在") }
             guard server.ownPlaylists.contains(pid) else { return .code(401, "没有权限") }
             var tracks = playlist.specialType == 5 ? server.liked : playlist.trackIDs
-            if op == "add" {
+            switch op {
+            case "add":
                 let fresh = ids.filter { context.catalog.songs[$0] != nil && !tracks.contains($0) }
                 guard !fresh.isEmpty else { return .code(502, "歌单内歌曲重复") }
                 tracks = fresh.reversed() + tracks
-            } else {
+            case "update":
+                guard ids.count == tracks.count, Set(ids) == Set(tracks) else {
+                    return .code(400, "歌曲与歌单不一致")
+                }
+                tracks = ids
+            default:
                 tracks.removeAll { ids.contains($0) }
             }
             if playlist.specialType == 5 {

@@ -94,6 +94,34 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         }
     }
 
+    /// One entry of a `scrobble` (`/api/feedback/weblog`) `logs` list, as the server understood it.
+    public struct Scrobble: Sendable, Equatable {
+        /// `play`, `startplay`, …
+        public var action: String
+        /// The song (`json.id`).
+        public var id: Int
+        /// The playlist or album it played from, as sent (`""` for none).
+        public var sourceID: String
+        /// Seconds played (`json.time`).
+        public var time: Double
+        /// `list`, `album`, …; nil when not sent.
+        public var source: String?
+        /// When the server received it.
+        public var when: Date
+    }
+
+    /// An audio URL `song_url` handed out: which file it serves, and whether it still does.
+    struct IssuedURL {
+        var issued: Date
+        var media: Int
+        var flac: Bool
+        /// Serves the trial clip (`MediaFiles.clip`) instead of the whole song.
+        var clip: Bool
+        var song: Int
+        /// `expireURLs()` ended it before its time.
+        var expired = false
+    }
+
     /// A logged-in session's cookies, for tests and demos that import cookies instead of logging in.
     public struct SessionCookies: Sendable {
         public var musicU: String
@@ -120,13 +148,19 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     /// MUSIC_U → (csrf, issued by QR login).
     var sessions: [String: (csrf: String, viaQR: Bool)] = [:]
     var guests: [String: Int] = [:]
-    var issuedURLs: [String: (issued: Date, media: Int, flac: Bool, song: Int)] = [:]
+    /// The audio URLs `song_url` handed out, by the digest in their path.
+    var issuedURLs: [String: IssuedURL] = [:]
     var liked: [Int]
     /// The playlists as edited by `playlist_create`/`_delete`/`_tracks` (the catalog's at start).
     var playlists: [Int: DemoCatalog.Playlist]
     var ownPlaylists: [Int]
     /// Personal FM walks the catalog three songs per call, so its answers are deterministic.
     var fmCursor = 0
+    /// The ids each personal FM answer served, oldest first.
+    var fmBatches: [[Int]] = []
+    /// Songs `fm_trash` threw out of the personal FM, in order; FM never serves them again.
+    var trashed: [Int] = []
+    var scrobbleLog: [Scrobble] = []
     let pictures: Set<Int64>
 
     public init(options: Options) throws {
@@ -196,6 +230,29 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     /// The account's own playlists now (the liked-songs one first, then created ones, then the rest).
     public var ownPlaylistIDs: [Int] { lock.withLock { ownPlaylists } }
 
+    /// A playlist's song ids now (nil for an unknown or deleted playlist).
+    public func playlistTrackIDs(_ id: Int) -> [Int]? { playlist(id)?.trackIDs }
+
+    /// Every scrobble entry received, oldest first.
+    public var scrobbles: [Scrobble] { lock.withLock { scrobbleLog } }
+
+    /// The songs `fm_trash` threw out, oldest first.
+    public var trashedSongIDs: [Int] { lock.withLock { trashed } }
+
+    /// The ids of each personal FM answer, oldest first.
+    public var fmServedBatches: [[Int]] { lock.withLock { fmBatches } }
+
+    /// Every id personal FM served, in order.
+    public var fmServedSongIDs: [Int] { fmServedBatches.flatMap { $0 } }
+
+    /// Makes every audio URL issued so far answer 403, as the CDN does once a URL has expired (§5.1), without
+    /// waiting for `urlLifetime`. URLs issued afterwards play.
+    public func expireURLs() {
+        lock.withLock {
+            for key in issuedURLs.keys { issuedURLs[key]?.expired = true }
+        }
+    }
+
     // MARK: Dispatch
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -233,7 +290,10 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     }
 
     /// Takes one use of the first fault matching the path, if any.
-    func takeFault(_ paths: String...) -> Fault? {
+    func takeFault(_ paths: String...) -> Fault? { takeFault(paths) }
+
+    /// Takes one use of the first fault matching any of `paths` (one request's names), if any.
+    func takeFault(_ paths: [String]) -> Fault? {
         lock.withLock {
             guard let index = faults.firstIndex(where: { fault in paths.contains { $0.hasPrefix(fault.prefix) } })
             else { return nil }

@@ -81,17 +81,22 @@ final class HTTPListener: @unchecked Sendable {
     var isStopped: Bool { lock.withLock { stopped } }
 
     /// Closes the listener and every open connection; stalled handlers notice through `isStopped`.
+    ///
+    /// The connections are shut down under the lock: a connection thread removes its descriptor under the same
+    /// lock before closing it, so every descriptor in `clients` is still this listener's. Outside the lock, a
+    /// descriptor closed meanwhile could already be reused by another socket of the process (another test's
+    /// server or client), which would then be cut. For the same reason the listening descriptor is only shut
+    /// down here (which wakes `accept`) and closed by the accept loop once it no longer uses it.
     func stop() {
-        let open: Set<Int32> = lock.withLock {
+        lock.withLock {
             stopped = true
-            return clients
+            for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
         }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for client in open { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop(_ handler: @escaping Handler) {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -141,7 +146,11 @@ final class HTTPListener: @unchecked Sendable {
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             head += "\r\n"
             if let dropAfter = response.dropAfter {
-                _ = send(client, Array(head.utf8)) && send(client, Array(response.body.prefix(dropAfter)))
+                // The head promises the whole body (Content-Length above); only `dropAfter` bytes of it follow,
+                // then a FIN, so the client sees a transfer cut short rather than a complete one.
+                let body = request.method == "HEAD" ? [] : Array(response.body.prefix(dropAfter))
+                _ = send(client, Array(head.utf8)) && send(client, body)
+                shutdown(client, Int32(SHUT_WR))
                 return
             }
             guard send(client, Array(head.utf8)),

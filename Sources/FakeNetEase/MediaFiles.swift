@@ -1,27 +1,36 @@
 import Foundation
 
 /// The audio and cover files the fake serves: a few seconds of sine per `DemoCatalog.mediaSeconds` entry, as MP3
-/// and FLAC, and small single-colour JPEG covers, all made with the ffmpeg CLI once and kept in the data directory
-/// (a shared temporary one by default, so parallel tests generate them once).
+/// and FLAC, its first `DemoCatalog.trialSeconds` as an MP3 trial clip, and small single-colour JPEG covers, all
+/// made with the ffmpeg CLI once and kept in the data directory (a shared temporary one by default, so parallel
+/// tests generate them once).
 public struct MediaFiles: Sendable {
     public let directory: String
     static let coverCount = 6
-    static let version = "media-v1"
+    /// Bumped whenever the set of files changes, so an older complete directory is not taken for this one.
+    static let version = "media-v2"
 
     public func audio(_ index: Int, flac: Bool) -> String {
         "\(directory)/tone\(index).\(flac ? "flac" : "mp3")"
+    }
+
+    /// The trial clip of `audio(index, …)`: what a trial URL serves (reference §5.2: only `end - start` seconds).
+    public func clip(_ index: Int) -> String {
+        "\(directory)/clip\(index).mp3"
     }
 
     public func cover(_ pictureID: Int64) -> String {
         "\(directory)/cover\(Int(pictureID % Int64(Self.coverCount))).jpg"
     }
 
-    /// Uses `<dataDirectory>/media-v1` when complete, otherwise generates it (into a scratch directory renamed into
+    /// Uses `<dataDirectory>/<version>` when complete, otherwise generates it (into a scratch directory renamed into
     /// place, so concurrent starts never see half-written files).
     public static func prepare(in dataDirectory: String) throws -> MediaFiles {
         let target = "\(dataDirectory)/\(version)"
         let files = MediaFiles(directory: target)
-        let expected = DemoCatalog.mediaSeconds.indices.flatMap { [files.audio($0, flac: false), files.audio($0, flac: true)] }
+        let expected = DemoCatalog.mediaSeconds.indices.flatMap {
+            [files.audio($0, flac: false), files.audio($0, flac: true), files.clip($0)]
+        }
             + (0..<coverCount).map { files.cover(Int64($0)) }
         let manager = FileManager.default
         if expected.allSatisfy({ manager.fileExists(atPath: $0) }) { return files }
@@ -44,6 +53,8 @@ public struct MediaFiles: Sendable {
             arguments += ["-map", "\(index):a", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k",
                           "-metadata", "title=tone \(index)", staged.audio(index, flac: false)]
             arguments += ["-map", "\(index):a", "-ac", "2", "-c:a", "flac", staged.audio(index, flac: true)]
+            arguments += ["-map", "\(index):a", "-t", "\(DemoCatalog.trialSeconds)", "-ac", "2", "-c:a", "libmp3lame",
+                          "-b:a", "128k", "-metadata", "title=tone \(index) (trial)", staged.clip(index)]
         }
         for index in colours.indices {
             arguments += ["-map", "\(DemoCatalog.mediaSeconds.count + index):v", "-frames:v", "1",

@@ -79,7 +79,7 @@ struct Shapes {
         let maxLevel = song.lossless ? "lossless" : "exhigh"
         let playable: Int
         let playLevel: String
-        if song.unavailable {
+        if song.unavailable || song.alwaysTrial {
             (playable, playLevel) = (0, "none")
         } else if vip || song.fee == 0 || song.cloud {
             (playable, playLevel) = (maxbr, maxLevel)

@@ -4,20 +4,29 @@ extension FakeNetEaseServer {
     // MARK: Audio and covers
 
     /// `GET` of the audio URLs `song_url` hands out (`/<yyyyMMddHHmmss>/<md5>/jdymusic/obj/<id>.mp3`: 403 once
-    /// older than `urlLifetime`, 404 when never issued; `Range: bytes=` answered with 206) and of cover pictures
-    /// (`/<token>==/<picId>.jpg`, any `?param=` size).
+    /// older than `urlLifetime` or after `expireURLs()`, 404 when never issued; `Range: bytes=` answered with 206)
+    /// and of cover pictures (`/<token>==/<picId>.jpg`, any `?param=` size).
+    ///
+    /// Faults match the path as requested and, for audio, also `/audio/<songID>`: the URL of a song's audio
+    /// changes with every `song_url`, so a test names the song instead.
     func staticFile(_ request: HTTPRequest, _ modifier: inout Fault?) -> HTTPResponse {
-        if let fault = takeFault(request.path) {
+        let parts = request.path.split(separator: "/").map(String.init)
+        let isAudio = parts.count == 5 && parts[2] == "jdymusic" && parts[3] == "obj"
+        var paths = [request.path]
+        if isAudio, let songID = parts[4].split(separator: ".").first.flatMap({ Int($0) }) {
+            paths.append(Self.audioAlias(songID))
+        }
+        if let fault = takeFault(paths) {
             if let replaced = Self.faultResponse(fault) { return replaced }
             modifier = fault
         }
-        let parts = request.path.split(separator: "/").map(String.init)
-        if parts.count == 5, parts[2] == "jdymusic", parts[3] == "obj" {
+        if isAudio {
             let issued = lock.withLock { issuedURLs[parts[1]] }
             guard let issued, parts[4].hasPrefix("\(issued.song).") else { return Self.plain(404, "Not Found") }
-            guard Date().timeIntervalSince(issued.issued) < options.urlLifetime else {
+            guard !issued.expired, Date().timeIntervalSince(issued.issued) < options.urlLifetime else {
                 return Self.plain(403, "Forbidden: the URL expired")
             }
+            if issued.clip { return file(media.clip(issued.media), type: "audio/mpeg", request) }
             return file(media.audio(issued.media, flac: issued.flac), type: issued.flac ? "audio/flac" : "audio/mpeg",
                         request)
         }
@@ -27,6 +36,9 @@ extension FakeNetEaseServer {
         }
         return Self.plain(404, "Not Found")
     }
+
+    /// The path faults name to hit one song's audio, whatever URL it was issued under.
+    public static func audioAlias(_ songID: Int) -> String { "/audio/\(songID)" }
 
     static func plain(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "text/plain")], body: Array(text.utf8))
@@ -53,10 +65,19 @@ extension FakeNetEaseServer {
 
     /// For scripts and `make demo` (the tests call the methods directly):
     /// - `POST /__fake/fault` `{"path":"/api/v3/song/detail","fault":"timeout|status|code|malformed|delay|disconnect|drop",
-    ///   "value":405,"count":1}` (`value`: the status, the code, seconds of delay, or body bytes before the drop)
+    ///   "value":405,"count":1}` (`value`: the status, the code, seconds of delay, or body bytes before the drop).
+    ///   `path` is a prefix of the path as sent or of its `/api/…` form; `/audio/<songID>` names one song's audio
+    ///   whatever URL it was issued under (`{"path":"/audio/5000011","fault":"drop","value":40000}`). Faults fire
+    ///   in the order they were injected.
+    /// - `POST /__fake/expire` → every audio URL issued so far answers 403 (`expireURLs()`)
     /// - `POST /__fake/qr` `{"key":"<unikey>" or "latest","state":"waiting|scanned|confirmed|expired"}`
     /// - `GET /__fake/log` → the request log as JSON; `POST /__fake/reset` clears the log and the faults
     /// - `GET /__fake/session` → the demo account's ready-made cookies (`MUSIC_U`, `__csrf`)
+    /// - `GET /__fake/state` → what the account's edits, plays and dislikes did:
+    ///   `{"liked":[id,…], "playlists":[{"id","name","trackIds":[…],"own":bool}], "scrobbles":[{"action","id",
+    ///   "sourceId","time","source","when"}], "trashed":[id,…], "fmServed":[id,…], "fmBatches":[[id,…],…]}`
+    ///   (`liked` newest first; `playlists` the own ones first, in `user_playlist` order, then the others by id;
+    ///   `when` in milliseconds since the epoch; `fmServed` every id personal FM answered, `fmBatches` per answer)
     func control(_ request: HTTPRequest) -> HTTPResponse {
         let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
         func ok(_ object: Any = ["ok": true]) -> HTTPResponse {
@@ -107,8 +128,31 @@ extension FakeNetEaseServer {
             return ok()
         case ("GET", "/__fake/session"):
             return ok(["MUSIC_U": Self.demoSession.musicU, "__csrf": Self.demoSession.csrf])
+        case ("POST", "/__fake/expire"):
+            expireURLs()
+            return ok()
+        case ("GET", "/__fake/state"):
+            return ok(stateJSON())
         default:
             return .json(#"{"error":"unknown control path"}"#, status: 404)
         }
+    }
+}
+
+extension FakeNetEaseServer {
+    /// `GET /__fake/state`'s answer (see `control`).
+    func stateJSON() -> [String: Any] {
+        let own = ownPlaylistIDs
+        let others = lock.withLock { self.playlists.keys.filter { !own.contains($0) }.sorted() }
+        let listed = (own + others).compactMap { id -> [String: Any]? in
+            guard let playlist = self.playlist(id) else { return nil }
+            return ["id": playlist.id, "name": playlist.name, "trackIds": playlist.trackIDs, "own": own.contains(id)]
+        }
+        let logged = scrobbles.map { entry -> [String: Any] in
+            ["action": entry.action, "id": entry.id, "sourceId": entry.sourceID, "time": entry.time,
+             "source": entry.source ?? NSNull(), "when": Int64(entry.when.timeIntervalSince1970 * 1000)]
+        }
+        return ["liked": likedSongIDs, "playlists": listed, "scrobbles": logged, "trashed": trashedSongIDs,
+                "fmServed": fmServedSongIDs, "fmBatches": fmServedBatches]
     }
 }

@@ -50,3 +50,21 @@ extension NetEasePlaylist {
         specialType == 5 && creator?.id == userID
     }
 }
+
+extension NetEaseClient {
+    /// `playlist_tracks` with NCM's one retry: NetEase answers code 512 to some valid edits and accepts the same
+    /// edit with the id list sent twice over (reference §3.1, "On 512, retry with ids duplicated"). Returns the ids
+    /// NetEase names in its answer (empty when it names none).
+    @discardableResult
+    public func changePlaylistTracks(_ operation: PlaylistEndpoints.Tracks.Operation, playlistID: Int64,
+                                     trackIDs: [Int64]) throws(NetEaseError) -> [Int64]
+    {
+        do {
+            return try send(PlaylistEndpoints.Tracks(operation: operation, playlistID: playlistID, trackIDs: trackIDs))
+                .trackIDs
+        } catch .api(code: 512, _) {
+            return try send(PlaylistEndpoints.Tracks(operation: operation, playlistID: playlistID,
+                                                     trackIDs: trackIDs + trackIDs)).trackIDs
+        }
+    }
+}

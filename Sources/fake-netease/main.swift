@@ -7,8 +7,8 @@ import NetEase
 /// Runs the fake NetEase server until killed, for `make demo` and scripts. A missing key file is created (RSA-1024,
 /// by /usr/bin/openssl); the public half is written next to it and its path printed, for NoSignal's
 /// `weapi_public_key`. `--qr-auto` makes QR codes scan after 3 s and confirm after 6 s, so a demo login needs no
-/// phone; otherwise `POST /__fake/qr` drives them. `--data DIR` holds the generated media (`DIR/media-v1`: tone0–3
-/// as .mp3 and .flac, cover0–5.jpg; replace them with your own files of the same names to serve those); by default a
+/// phone; otherwise `POST /__fake/qr` drives them. `--data DIR` holds the generated media (`DIR/media-v2`: tone0–3
+/// as .mp3 and .flac, their 3 s trial clips clip0–3.mp3, cover0–5.jpg; replace them with your own files of the same names to serve those); by default a
 /// shared temporary directory, so the files are made once.
 
 func fail(_ message: String) -> Never {

@@ -164,6 +164,27 @@ public enum SongEndpoints {
     }
 }
 
+extension SongEndpoints {
+    /// `like` (`/api/radio/like`): likes (红心) or unlikes a song, which adds it to or takes it from the "liked
+    /// songs" playlist. weapi with NCM's fixed `alg`/`time`; NetEase's answer says nothing beyond its `code`, so
+    /// callers re-read `likelist` when they need the list.
+    public struct Like: NetEaseEndpoint {
+        public var id: Int64
+        public var like: Bool
+
+        public init(id: Int64, like: Bool) {
+            self.id = id
+            self.like = like
+        }
+
+        public var path: String { "/api/radio/like" }
+        public var parameters: [String: JSONValue] {
+            ["alg": "itembased", "trackId": .int(id), "like": .bool(like), "time": "3"]
+        }
+        public typealias Response = NetEaseEmptyResponse
+    }
+}
+
 /// `lyric` and `lyric_new`: each text is LRC (`yrc` has its own line format); nil when absent or empty.
 public struct LyricResponse: Decodable, Sendable, Equatable {
     public var lyric: String?

@@ -89,3 +89,40 @@ public enum UserEndpoints {
         }
     }
 }
+
+extension UserEndpoints {
+    /// `scrobble` (`/api/feedback/weblog`): one play log entry, which counts toward "recently played" (最近播放) and
+    /// the listening ranking (听歌排行). `logs` is itself JSON text; `sourceID` is the playlist or album the song
+    /// was played from, `seconds` how long it played. weapi, whose cookie never carries `os`/`appver`: NetEase drops
+    /// scrobbles that do (reference §5.9). ENH sends `action` "startplay" first, then "play".
+    public struct Scrobble: NetEaseEndpoint {
+        public var songID: Int64
+        public var sourceID: Int64?
+        public var seconds: Int
+        public var action: String
+        public var source: String
+
+        public init(songID: Int64, sourceID: Int64?, seconds: Int, action: String = "play", source: String = "list") {
+            self.songID = songID
+            self.sourceID = sourceID
+            self.seconds = seconds
+            self.action = action
+            self.source = source
+        }
+
+        public var path: String { "/api/feedback/weblog" }
+        public var parameters: [String: JSONValue] {
+            let sourceID = self.sourceID.map { String($0) } ?? ""
+            let entry: JSONValue = [
+                "action": .string(action),
+                "json": [
+                    "download": 0, "end": "playend", "id": .int(songID), "sourceId": .string(sourceID),
+                    "time": .int(Int64(seconds)), "type": "song", "wifi": 0, "source": .string(source),
+                    "mainsite": "1", "mainsiteWeb": "1", "content": .string("id=\(sourceID)"),
+                ],
+            ]
+            return ["logs": .string(JSONValue.array([entry]).jsonText)]
+        }
+        public typealias Response = NetEaseEmptyResponse
+    }
+}
