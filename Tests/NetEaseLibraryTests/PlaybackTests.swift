@@ -92,8 +92,10 @@ import Testing
         let ids = [5_000_011, 5_000_031, 5_000_021]
         // The first song's connection drops after 60000 bytes; resuming it at the same URL answers 403 (the URL
         // expired meanwhile), so the player looks the URL up again and continues from the same byte.
-        fixture.server.inject(.dropBody(after: 60_000), for: "/20")
-        fixture.server.inject(.status(403), for: "/20")
+        fixture.server.inject(.dropBody(after: 60_000), for: FakeNetEaseServer.audioAlias(5_000_011))
+        fixture.server.inject(.status(403), for: FakeNetEaseServer.audioAlias(5_000_011))
+        // The second one's connection drops in the middle; its URL still works, so the transfer resumes there.
+        fixture.server.inject(.dropBody(after: 100_000), for: FakeNetEaseServer.audioAlias(5_000_031))
         try player.play(ids)
         #expect(player.waitUntilStopped())
         let expected = try ids.flatMap { try player.reference($0) }
@@ -102,6 +104,10 @@ import Testing
         // Four URL lookups: one per song and the renewal.
         let lookups = fixture.server.requests.filter { $0.apiPath == "/api/song/enhance/player/url/v1" }
         #expect(lookups.count == 4)
+        // Every fault fired: two GETs of song 1's first URL, one of its second; two of song 2 (a range request).
+        let audio = fixture.server.requests.filter { $0.path.contains("/jdymusic/obj/") }
+        #expect(audio.filter { $0.path.hasSuffix("/5000011.mp3") }.count == 3)
+        #expect(audio.filter { $0.path.hasSuffix("/5000031.flac") }.count == 2)
     }
 
     @Test func anUnavailableSongIsSkippedWithAnErrorAndTheNextOnePlays() throws {
@@ -117,6 +123,36 @@ import Testing
         let paths = fixture.server.requests.filter { $0.apiPath.hasPrefix("/api/song/enhance/player/url") }
         #expect(paths.contains { $0.apiPath == "/api/song/enhance/player/url" })
         #expect(paths.contains { $0.scheme == .weapi && $0.apiPath == "/api/song/enhance/player/url/v1" })
+    }
+
+    /// A song NetEase grants only as a trial clip plays the clip (its own length), by default.
+    @Test func aTrialSongPlaysItsClip() throws {
+        let fixture = try Fixture()
+        let player = Player(fixture)
+        try player.play([DemoCatalog.trialSongID])
+        #expect(player.waitUntilStopped())
+        let song = fixture.demo.songs[DemoCatalog.trialSongID]!
+        let clip = [UInt8](try CommandLineTool.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i",
+                                                    fixture.server.media.clip(song.media), "-f", "s16le", "-"]))
+        #expect(player.recorded == clip)
+        #expect(abs(Double(clip.count) / 4 / 44100 - Double(DemoCatalog.trialSeconds)) < 0.1)
+    }
+
+    /// NetEase's `gain` (-6.5 dB for this song, which has no ReplayGain tags) is the track gain.
+    @Test func netEaseGainIsTheTrackReplayGain() throws {
+        let fixture = try Fixture()
+        let player = Player(fixture)
+        try player.store.send(.setReplayGainMode(.track))
+        try player.play([DemoCatalog.gainSongID])
+        #expect(player.waitUntilStopped())
+        let reference = try player.reference(DemoCatalog.gainSongID)
+        #expect(player.recorded.count == reference.count)
+        func rms(_ bytes: [UInt8]) -> Double {
+            let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+            return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))).squareRoot()
+        }
+        let ratio = rms(player.recorded) / rms(reference)
+        #expect(abs(ratio - pow(10, -6.5 / 20)) < 0.01, "ratio \(ratio)")
     }
 
     /// A guest gets only a trial of the fee-1 song 5000013: `trial_tracks "skip"` treats it as unplayable.
