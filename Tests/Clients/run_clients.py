@@ -1199,6 +1199,8 @@ def main():
     netease_faults(None)
     netease_rate_limit(None)
     netease_cookie_privacy(None)
+    netease_playback(None)
+    netease_fm(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
