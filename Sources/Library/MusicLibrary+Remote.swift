@@ -139,15 +139,8 @@ extension MusicLibrary {
                 }
             }
 
-            try db.execute(sql: """
-                DELETE FROM song WHERE source = ?1 AND source <> 'local'
-                    AND NOT EXISTS (SELECT 1 FROM remote_entry WHERE remote_entry.song_id = song.id)
-                """, arguments: [source])
-            if db.changesCount > 0 { changed = true }
-            if changed {
-                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('db_update', ?)",
-                               arguments: [String(now)])
-            }
+            try Self.deleteUnlistedSongs(db, source: source, changed: &changed)
+            if changed { try Self.markUpdated(db, now: now) }
             return changed
         }
     }
@@ -209,6 +202,133 @@ extension MusicLibrary {
             try Row.fetchOne(db, sql: "SELECT \(Self.directoryInfoColumns) FROM remote_directory d WHERE d.path = ?",
                              arguments: [path]).map(Self.directoryInfo)
         }
+    }
+}
+
+/// Edits of one remote directory, for changes the user makes through NoSignal (a like, a playlist edit): the
+/// source already holds the new state, so the stored copy follows at once instead of waiting for the next sync.
+extension MusicLibrary {
+    /// The song URIs of a remote directory's entries, in order (repeats kept); nil when there is no such directory.
+    /// Cheaper than `remoteEntries` when only membership matters (is this song liked?).
+    public func remoteSongURIs(path: String) throws -> [String]? {
+        try database.writer.read { db -> [String]? in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM remote_directory WHERE path = ?", arguments: [path]) != nil
+            else { return nil }
+            return try String.fetchAll(db, sql: """
+                SELECT song.uri FROM remote_entry JOIN song ON song.id = remote_entry.song_id
+                WHERE remote_entry.directory = ? ORDER BY remote_entry.position
+                """, arguments: [path])
+        }
+    }
+
+    /// Replaces the songs, reference and time of one directory of `source`, creating it when missing as child
+    /// number `index` of its parent (at the end when nil or too large). The parent must be a directory of
+    /// `source` (or the database root). Songs follow the rules of `replaceRemoteCollection`: known ones keep their
+    /// rows, new ones are inserted, and the source's songs left in no directory are deleted. Subdirectories of
+    /// an existing directory stay.
+    ///
+    /// Outside an update job nobody else tells the clients, so a visible change moves `db_update` and announces
+    /// `database` here. Returns whether anything changed.
+    public func replaceRemoteDirectory(source: String, _ directory: RemoteDirectory, at index: Int? = nil) throws
+        -> Bool
+    {
+        guard !source.isEmpty, source != "local" else { throw LibraryError.argument("Bad remote source '\(source)'") }
+        guard Self.isSafeLocal(directory.path) else {
+            throw LibraryError.argument("Malformed remote directory '\(directory.path)'")
+        }
+        var planned: [String: PlannedSong] = [:]
+        var order: [String] = []
+        for song in directory.songs where planned[song.uri] == nil {
+            guard !song.uri.isEmpty else { throw LibraryError.argument("Remote song without a URI") }
+            planned[song.uri] = PlannedSong(song, mask: tagMask)
+            order.append(song.uri)
+        }
+        let parent = Self.parent(of: directory.path)
+        let now = Int64(Date().timeIntervalSince1970)
+        let changed = try database.writer.write { db -> Bool in
+            var changed = false
+            let owner = try String.fetchOne(db, sql: "SELECT source FROM remote_directory WHERE path = ?",
+                                            arguments: [directory.path])
+            if let owner, owner != source {
+                throw LibraryError.argument("Remote directory '\(directory.path)' belongs to \(owner)")
+            }
+            if owner == nil {
+                if !parent.isEmpty {
+                    let parentOwner = try String.fetchOne(db, sql: "SELECT source FROM remote_directory WHERE path = ?",
+                                                          arguments: [parent])
+                    guard parentOwner == source else {
+                        throw LibraryError.argument("Remote directory '\(directory.path)' without its parent")
+                    }
+                }
+                let positions = try Int64.fetchAll(db, sql: """
+                    SELECT position FROM remote_directory WHERE parent = ? ORDER BY position
+                    """, arguments: [parent])
+                let position: Int64
+                if let index, index >= 0, index < positions.count {
+                    position = positions[index]
+                    try db.execute(sql: "UPDATE remote_directory SET position = position + 1 WHERE parent = ? AND position >= ?",
+                                   arguments: [parent, position])
+                } else {
+                    position = (positions.last ?? -1) + 1
+                }
+                try db.execute(sql: """
+                    INSERT INTO remote_directory (path, source, parent, position, reference, last_modified)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [directory.path, source, parent, position, directory.reference,
+                                     directory.lastModified])
+                changed = true
+            } else {
+                try db.execute(sql: """
+                    UPDATE remote_directory SET reference = ?, last_modified = ?
+                    WHERE path = ? AND (reference IS NOT ? OR last_modified IS NOT ?)
+                    """, arguments: [directory.reference, directory.lastModified, directory.path, directory.reference,
+                                     directory.lastModified])
+                if db.changesCount > 0 { changed = true }
+            }
+            var ids: [String: Int64] = [:]
+            for uri in order {
+                let song = planned[uri]!
+                if let old = try Self.storedRemoteSong(db, uri: uri, source: source) {
+                    ids[uri] = old.id
+                    try Self.update(db, old, to: song, changed: &changed)
+                } else {
+                    ids[uri] = try Self.insert(db, song, source: source, now: now)
+                    changed = true
+                }
+            }
+            let entries = directory.songs.map { ids[$0.uri]! }
+            if try Self.entryIDs(db, directory: directory.path) != entries {
+                try db.execute(sql: "DELETE FROM remote_entry WHERE directory = ?", arguments: [directory.path])
+                let insert = try db.cachedStatement(sql: "INSERT INTO remote_entry (directory, position, song_id) VALUES (?, ?, ?)")
+                for (position, id) in entries.enumerated() {
+                    try insert.execute(arguments: [directory.path, position, id])
+                }
+                changed = true
+            }
+            try Self.deleteUnlistedSongs(db, source: source, changed: &changed)
+            if changed { try Self.markUpdated(db, now: now) }
+            return changed
+        }
+        if changed { announce([Change(.database)]) }
+        return changed
+    }
+
+    /// Removes a directory of `source` with everything below it (a playlist deleted on NetEase); the songs left
+    /// in no directory go too. Moves `db_update` and announces `database` when it existed.
+    public func removeRemoteDirectory(source: String, path: String) throws -> Bool {
+        let now = Int64(Date().timeIntervalSince1970)
+        let changed = try database.writer.write { db -> Bool in
+            try db.execute(sql: """
+                DELETE FROM remote_directory WHERE source = ?1 AND (path = ?2 OR substr(path, 1, length(?2) + 1) = ?2 || '/')
+                """, arguments: [source, path])
+            guard db.changesCount > 0 else { return false }
+            var changed = true
+            try Self.deleteUnlistedSongs(db, source: source, changed: &changed)
+            try Self.markUpdated(db, now: now)
+            return changed
+        }
+        if changed { announce([Change(.database)]) }
+        return changed
     }
 }
 
@@ -287,6 +407,31 @@ extension MusicLibrary {
             songs[uri]!.tags.append(RemoteTagRow(tag: row[1], position: row[2], value: row[3]))
         }
         return songs
+    }
+
+    /// One stored song of the source by URI, with its tag rows; nil when the source has none with that URI.
+    static func storedRemoteSong(_ db: GRDB.Database, uri: String, source: String) throws -> StoredSong? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT id, duration, last_modified, added, audio_format FROM song WHERE uri = ? AND source = ?
+            """, arguments: [uri, source]) else { return nil }
+        var song = StoredSong(id: row[0], duration: row[1], lastModified: row[2], added: row[3], audioFormat: row[4])
+        song.tags = try Row.fetchAll(db, sql: "SELECT tag, position, value FROM song_tag WHERE song_id = ? ORDER BY position",
+                                     arguments: [song.id]).map { RemoteTagRow(tag: $0[0], position: $0[1], value: $0[2]) }
+        return song
+    }
+
+    /// The source's songs that no remote directory lists any more (they stay playable by URI).
+    static func deleteUnlistedSongs(_ db: GRDB.Database, source: String, changed: inout Bool) throws {
+        try db.execute(sql: """
+            DELETE FROM song WHERE source = ?1 AND source <> 'local'
+                AND NOT EXISTS (SELECT 1 FROM remote_entry WHERE remote_entry.song_id = song.id)
+            """, arguments: [source])
+        if db.changesCount > 0 { changed = true }
+    }
+
+    /// `db_update` moves as after an update that changed the database.
+    static func markUpdated(_ db: GRDB.Database, now: Int64) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('db_update', ?)", arguments: [String(now)])
     }
 
     static func insert(_ db: GRDB.Database, _ song: PlannedSong, source: String, now: Int64) throws -> Int64 {

@@ -89,7 +89,8 @@ public final class CombinedDatabase: MusicDatabase {
 
 /// Stored playlists: the m3u files, then the user's NetEase playlists as `NetEase/<name>` (a name no local
 /// playlist can have). They are read from the synced collection, so `listplaylists` never waits for NetEase;
-/// `listplaylist`, `listplaylistinfo` and `load` of one not synced yet ask NetEase.
+/// `listplaylist`, `listplaylistinfo` and `load` of one not synced yet ask NetEase. Edits, `save` and `rm` of a
+/// `NetEase/<name>` change the user's own playlist on NetEase (`NetEaseCatalog+Edits`); subscribed ones refuse.
 public final class CombinedPlaylists: PlaylistStore {
     let local: (any PlaylistStore)?
     let catalog: NetEaseCatalog
@@ -133,20 +134,45 @@ public final class CombinedPlaylists: PlaylistStore {
         }
     }
 
+    /// `NetEase/<name>`: one level below the prefix (the sync writes `／` for a `/` in a NetEase title).
+    public func claimsName(_ name: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let rest = name.dropFirst(prefix.count)
+        return !rest.isEmpty && !rest.contains("/")
+    }
+
+    /// The NetEase playlist's name, for a name below the prefix.
+    private func netEaseName(_ name: String) -> String? {
+        claimsName(name) ? String(name.dropFirst(prefix.count)) : nil
+    }
+
     public func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws {
+        if let name = netEaseName(name) { return try await catalog.savePlaylist(named: name, uris: uris, mode: mode) }
         try await localStore().savePlaylist(name, uris: uris, mode: mode)
     }
 
     public func editPlaylist(_ name: String, createIfMissing: Bool,
                              _ body: @Sendable ([String]) throws -> [String]?) async throws {
+        if let name = netEaseName(name) {
+            return try await catalog.editPlaylist(named: name, createIfMissing: createIfMissing, body)
+        }
         try await localStore().editPlaylist(name, createIfMissing: createIfMissing, body)
     }
 
+    /// NetEase playlists are renamed in NetEase's apps; a playlist cannot move between NetEase and the m3u files.
     public func renamePlaylist(_ name: String, to newName: String) async throws {
-        try await localStore().renamePlaylist(name, to: newName)
+        switch (netEaseName(name), netEaseName(newName)) {
+        case (nil, nil):
+            try await localStore().renamePlaylist(name, to: newName)
+        case (let old?, _?):
+            throw ACKError(.arg, "NetEase playlist \"\(old)\" cannot be renamed here: rename it in a NetEase app")
+        case (_?, nil), (nil, _?):
+            throw ACKError(.arg, "rename cannot move a playlist between NetEase and the local playlists")
+        }
     }
 
     public func removePlaylist(_ name: String) async throws {
+        if let name = netEaseName(name) { return try await catalog.removePlaylist(named: name) }
         try await localStore().removePlaylist(name)
     }
 }

@@ -18,6 +18,9 @@ public final class NetEaseCatalog: Sendable {
     public let root: String
     let logger: Logger
 
+    /// Playlist edits, one at a time (`NetEaseCatalog+Edits`).
+    let edits = EditLock()
+
     /// The `source` of synced songs in the database.
     static let source = "netease"
 

@@ -274,6 +274,14 @@ public final class NetEaseService: Sendable {
         state.withLock { $0.answers.removeAll() }
     }
 
+    /// Forgets the answers remembered under `keys`: NoSignal itself just changed what they describe (a like, a
+    /// playlist edit), so the next listing must not show the minute-old state.
+    func forgetAnswers(_ keys: [String]) {
+        state.withLock { state in
+            for key in keys { state.answers[key] = nil }
+        }
+    }
+
     /// The songs as the player sees them, remembered with their covers for `knownSong` and `albumart`.
     func remember(_ songs: [NetEaseSong]) -> [Song] {
         let converted = songs.map(\.playerSong)

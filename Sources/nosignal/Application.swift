@@ -145,9 +145,21 @@ struct Application {
             guard let catalog else { return library }
             return CombinedDatabase(local: library, catalog: catalog)
         }
+        // Stickers: MPD's, with `liked`/`disliked` of NetEase songs going to NetEase. A dislike skips the song
+        // when it is the one playing in the default partition.
+        let stickers: (any StickerStore)? = library.map { library -> any StickerStore in
+            let local = StickerDatabase(library.database)
+            guard let catalog else { return local }
+            return CombinedStickers(local: local, catalog: catalog, onDisliked: { [weak store] uri in
+                guard let store, let partition = store.partition(PlayerState.defaultPartition),
+                      let position = partition.currentPosition, partition.queue.items[position].song.uri == uri
+                else { return }
+                _ = try? store.send(.next)
+            })
+        }
         let context = ServerContext(settings: settings, store: store, database: database,
                                     queries: library.map { LibraryQueries($0.database) },
-                                    stickers: library.map { StickerDatabase($0.database) },
+                                    stickers: stickers,
                                     playlists: catalog.map { CombinedPlaylists(local: playlistDirectory, catalog: $0) }
                                         ?? playlistDirectory,
                                     audio: audio, catalog: catalog, table: .standard(for: settings), logger: logger,

@@ -669,6 +669,18 @@ class NetEaseRig:
         with urllib.request.urlopen(request, timeout=10) as answer:
             return json.loads(answer.read())["songs"][0]
 
+    def liked_ids(self):
+        """The demo account's like list on the fake, newest first."""
+        return self.state()["liked"]
+
+    def playlist_tracks(self, playlist_id):
+        """A playlist's track ids on the fake, in order; None when there is no such playlist."""
+        return next((p["trackIds"] for p in self.state()["playlists"] if p["id"] == playlist_id), None)
+
+    def playlists(self):
+        """The demo account's own playlists on the fake: {name: id}."""
+        return {p["name"]: p["id"] for p in self.state()["playlists"] if p["own"]}
+
     def get(self, url):
         with urllib.request.urlopen(url, timeout=10) as answer:
             return answer.read()
@@ -1173,6 +1185,134 @@ def netease_fm(_):
         rig.stop()
 
 
+def idle_in_background(rig, *subsystems):
+    """Starts `idle SUBSYSTEMS` on a connection of its own; returns (thread, result dict with "changed")."""
+    watcher = rig.client(timeout=20)
+    result = {}
+
+    def idle():
+        result["changed"] = watcher.idle(*subsystems)
+        watcher.close()
+
+    thread = threading.Thread(target=idle)
+    thread.start()
+    time.sleep(0.3)
+    return thread, result
+
+
+@check("NetEase likes as the `liked` sticker (mpc, python-mpd2): sticker set/get/delete/find follow NetEase's like "
+       "list both ways, idle sticker and database, and mpc ls NetEase/Liked follows a like without a sync")
+def netease_likes(_):
+    rig = NetEaseRig()
+    try:
+        song = "netease://song/5000012"
+        code, out = rig.mpc("sticker", song, "get", "liked")
+        expect(code != 0 and "no such sticker" in out, f"before the like: {out!r}")
+        rig.sync()
+        liked_before = rig.liked_ids()
+        sticker = idle_in_background(rig, "sticker")
+        database = idle_in_background(rig, "database")
+        code, out = rig.mpc("sticker", song, "set", "liked", "1")
+        expect(code == 0, out)
+        expect(rig.liked_ids() == [5000012] + liked_before, f"the fake's likes: {rig.liked_ids()}")
+        for thread, result in (sticker, database):
+            thread.join(15)
+        expect(sticker[1].get("changed") == ["sticker"] and database[1].get("changed") == ["database"],
+               f"idle after the like: {sticker[1]}, {database[1]}")
+        code, out = rig.mpc("sticker", song, "get", "liked")
+        expect(code == 0 and out.strip() == "liked=1", out)
+        code, out = rig.mpc("ls", "NetEase/Liked")
+        expect(code == 0 and lines(out) == [f"netease://song/{i}" for i in [5000012] + liked_before], out)
+        code, out = rig.mpc("sticker", "NetEase/Liked", "find", "liked")
+        expect(code == 0 and len(lines(out)) == len(liked_before) + 1 and song in out, out)
+
+        c = rig.client()
+        c.sticker_set("song", "netease://song/5000021", "liked", "0")
+        expect(5000021 not in rig.liked_ids(), rig.liked_ids())
+        expect_ack(lambda: c.sticker_get("song", "netease://song/5000021", "liked"), "[50@0] {sticker} no such sticker",
+                   "get after the unlike")
+        c.sticker_delete("song", song, "liked")
+        expect(rig.liked_ids() == [i for i in liked_before if i != 5000021], rig.liked_ids())
+        found = c.sticker_find("song", "", "liked")
+        expect(sorted(f["file"] for f in found) == sorted(f"netease://song/{i}" for i in rig.liked_ids()), found)
+        code, out = rig.mpc("ls", "NetEase/Liked")
+        expect(lines(out) == [f"netease://song/{i}" for i in rig.liked_ids()], out)
+        expect_ack(lambda: c.sticker_set("song", song, "liked", "maybe"),
+                   '[2@0] {sticker} the sticker liked of a NetEase song is 1 or 0', "a value that is not a flag")
+        # Other stickers of NetEase songs are local ones, synced or not.
+        c.sticker_set("song", "netease://song/5000099", "rating", "8")
+        expect(c.sticker_get("song", "netease://song/5000099", "rating") == "8", "rating of a NetEase song")
+        c.close()
+    finally:
+        rig.stop()
+
+
+@check("NetEase playlist edits (mpc, python-mpd2): playlistadd/playlistmove/playlistdelete/playlistclear change an "
+       "own playlist on NetEase and its synced copy; mpc save and rm create and delete one; a subscribed one refuses")
+def netease_playlist_edits(_):
+    rig = NetEaseRig()
+    try:
+        rig.sync()
+        c = rig.client()
+        mix = "NetEase/Late Night Mix"
+        before = rig.playlist_tracks(2000000002)
+        changed = idle_in_background(rig, "stored_playlist")
+        c.playlistadd(mix, "netease://song/5000012")
+        changed[0].join(15)
+        expect(changed[1].get("changed") == ["stored_playlist"], f"idle: {changed[1]}")
+        expected = before + [5000012]
+        expect(rig.playlist_tracks(2000000002) == expected, f"on NetEase: {rig.playlist_tracks(2000000002)}")
+        uris = [f"netease://song/{i}" for i in expected]
+        code, out = rig.mpc("ls", "NetEase/Playlists/Late Night Mix")
+        expect(code == 0 and lines(out) == uris, out)
+        expect(c.listplaylist(mix) == uris, c.listplaylist(mix))
+        c.playlistmove(mix, len(expected) - 1, 0)
+        expected = [5000012] + before
+        expect(rig.playlist_tracks(2000000002) == expected, f"after the move: {rig.playlist_tracks(2000000002)}")
+        c.playlistdelete(mix, 0)
+        expect(rig.playlist_tracks(2000000002) == before, f"after the delete: {rig.playlist_tracks(2000000002)}")
+        expect(c.listplaylist(mix) == [f"netease://song/{i}" for i in before], c.listplaylist(mix))
+
+        # save: a new NetEase playlist with the queue's songs; rm deletes it.
+        code, out = rig.mpc("add", "netease://album/3003")
+        expect(code == 0, out)
+        code, out = rig.mpc("save", "NetEase/New list")
+        expect(code == 0, out)
+        created = rig.playlists().get("New list")
+        expect(created and rig.playlist_tracks(created) == [5000031, 5000032, 5000033, 5000034, 5000035],
+               f"the new playlist: {created}, {created and rig.playlist_tracks(created)}")
+        code, out = rig.mpc("lsplaylists")
+        expect(code == 0 and "NetEase/New list" in lines(out), out)
+        code, out = rig.mpc("playlist", "NetEase/New list")
+        expect(code == 0 and lines(out) == [f"Sigur Ósk - {s[1]}" for s in NORDURLJOS], out)
+        code, out = rig.mpc("save", "NetEase/New list")
+        expect(code != 0 and "Playlist already exists" in out, out)
+        code, out = rig.mpc("add", "local.flac")
+        code, out = rig.mpc("save", "NetEase/Mixed")
+        expect(code != 0 and 'NetEase playlists hold only NetEase songs: "local.flac" is not one' in out, out)
+        expect("Mixed" not in rig.playlists(), rig.playlists())
+        code, out = rig.mpc("rm", "NetEase/New list")
+        expect(code == 0, out)
+        expect("New list" not in rig.playlists() and rig.playlist_tracks(created) is None, rig.playlists())
+        code, out = rig.mpc("lsplaylists")
+        expect(code == 0 and "NetEase/New list" not in lines(out), out)
+
+        # A subscribed playlist is not the user's to change.
+        subscribed = "NetEase/全部的歌 · All the Songs"
+        expect_ack(lambda: c.playlistadd(subscribed, "netease://song/5000012"),
+                   '[4@0] {playlistadd} NetEase playlist "全部的歌 · All the Songs" is subscribed, not yours',
+                   "playlistadd to a subscribed playlist")
+        code, out = rig.mpc("rm", subscribed)
+        expect(code != 0 and "is subscribed, not yours" in out, out)
+
+        c.playlistclear("NetEase/通勤路上 🚇")
+        expect(rig.playlist_tracks(2000000001) == [], rig.playlist_tracks(2000000001))
+        expect(c.listplaylist("NetEase/通勤路上 🚇") == [], c.listplaylist("NetEase/通勤路上 🚇"))
+        c.close()
+    finally:
+        rig.stop()
+
+
 def main():
     shared = (mpc_status, mpc_options, mpc_volume, mpc_idle, mpc_messages, python_basics, python_idle,
               python_command_list, python_errors)
@@ -1201,6 +1341,8 @@ def main():
     netease_cookie_privacy(None)
     netease_playback(None)
     netease_fm(None)
+    netease_likes(None)
+    netease_playlist_edits(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

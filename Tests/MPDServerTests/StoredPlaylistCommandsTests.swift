@@ -55,6 +55,30 @@ final class MemoryPlaylists: PlaylistStore {
     }
 }
 
+/// A store that also takes names below `Remote/` (as NetEase's `NetEase/<name>`), kept in the same memory.
+final class ClaimingPlaylists: PlaylistStore {
+    let memory = MemoryPlaylists()
+
+    func claimsName(_ name: String) -> Bool {
+        let rest = name.dropFirst("Remote/".count)
+        return name.hasPrefix("Remote/") && !rest.isEmpty && !rest.contains("/")
+    }
+    func playlists() async throws -> [StoredPlaylistInfo] { try await memory.playlists() }
+    func uris(of name: String) async throws -> [String] { try await memory.uris(of: name) }
+    func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws {
+        try await memory.savePlaylist(name, uris: uris, mode: mode)
+    }
+    func editPlaylist(_ name: String, createIfMissing: Bool, _ body: @Sendable ([String]) throws -> [String]?)
+        async throws
+    {
+        try await memory.editPlaylist(name, createIfMissing: createIfMissing, body)
+    }
+    func renamePlaylist(_ name: String, to newName: String) async throws {
+        try await memory.renamePlaylist(name, to: newName)
+    }
+    func removePlaylist(_ name: String) async throws { try await memory.removePlaylist(name) }
+}
+
 @Suite struct StoredPlaylistCommandsTests {
     static func client() async -> TestSession {
         var settings = ServerSettings()
@@ -131,6 +155,26 @@ final class MemoryPlaylists: PlaylistStore {
         let c = await Self.client()
         await c.send("save p1")
         #expect(await c.send("searchplaylist p1 \"(file contains 'HOST/1')\"") == "file: http://host/1\nPos: 1\nOK\n")
+    }
+
+    /// A `/` is fine in the names the store claims, and only there.
+    @Test func namesTheStoreClaims() async {
+        var settings = ServerSettings()
+        settings.playlistDirectory = "/playlists"
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: .init(label: "test"))
+        let server = ServerContext(settings: settings, store: store, playlists: ClaimingPlaylists(),
+                                   logger: .init(label: "test"))
+        let c = await TestSession(server: server)
+        await c.send("add http://host/0")
+        #expect(await c.send("save Remote/list") == "OK\n")
+        #expect(await c.send("playlistadd Remote/list http://host/1") == "OK\n")
+        #expect(await c.send("listplaylist Remote/list") == "file: http://host/0\nfile: http://host/1\nOK\n")
+        #expect(await c.send("playlistdelete Remote/list 0") == "OK\n")
+        #expect(await c.send("rm Remote/list") == "OK\n")
+        #expect(await c.send("save Remote/a/b") == "ACK [2@0] {save} Bad playlist name\n")
+        #expect(await c.send("save Remote/") == "ACK [2@0] {save} Bad playlist name\n")
+        #expect(await c.send("save Other/list") == "ACK [2@0] {save} Bad playlist name\n")
+        #expect(await c.send("rename local Other/list") == "ACK [2@0] {rename} Bad playlist name\n")
     }
 
     @Test func hiddenWithoutAPlaylistDirectory() async {

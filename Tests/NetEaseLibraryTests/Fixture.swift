@@ -8,6 +8,7 @@ import NetEase
 @testable import NetEaseLibrary
 import NoSignalConfig
 import PlayerCore
+import Synchronization
 import TestTools
 import Testing
 
@@ -64,6 +65,8 @@ final class Fixture: @unchecked Sendable {
     let catalog: NetEaseCatalog
     let combined: CombinedDatabase
     let playlists: CombinedPlaylists
+    /// The change sets the library announced (an edit between syncs announces `database` itself).
+    let announced = ChangeLog()
 
     static let quiet = Logger(label: "netease-library-tests") { _ in SwiftLogNoOpLogHandler() }
 
@@ -101,8 +104,9 @@ final class Fixture: @unchecked Sendable {
         service = NetEaseService(client: client, settings: settings, cacheDirectory: root + "/cache", logger: quiet,
                                  pauses: pauses)
         database = try LibraryDatabase(path: root + "/db/database.sqlite")
+        let announced = self.announced
         library = MusicLibrary(database: database, musicDirectory: root + "/music", inspector: NoAudioInspector(),
-                               logger: quiet)
+                               logger: quiet, announce: { announced.append($0) })
         catalog = NetEaseCatalog(service: service, library: library, logger: quiet)
         combined = CombinedDatabase(local: LocalDatabase(library: library), catalog: catalog)
         playlists = CombinedPlaylists(local: nil, catalog: catalog)
@@ -153,6 +157,20 @@ final class Fixture: @unchecked Sendable {
         try await combined.entries(uri: uri, recursive: recursive)
     }
 }
+
+/// What a callback was told (change sets, URIs), in order, for the test to look at.
+final class Log<Element: Sendable>: Sendable {
+    private let elements = Mutex<[Element]>([])
+
+    func append(_ element: Element) { elements.withLock { $0.append(element) } }
+
+    var all: [Element] { elements.withLock { $0 } }
+
+    /// What was told so far; the log is empty afterwards.
+    func take() -> [Element] { elements.withLock { elements in defer { elements.removeAll() }; return elements } }
+}
+
+typealias ChangeLog = Log<Set<Change>>
 
 extension LibraryEntry {
     var directoryPath: String? {

@@ -3,7 +3,8 @@ import PlayerCore
 
 /// Stickers (`src/command/StickerCommands.cxx`): `sticker get|set|inc|dec|delete|list|find` on songs,
 /// `stickernames`, `stickertypes`, `stickernamestypes`. A song sticker needs the song in the database
-/// (`No such song`). Changes announce the `sticker` idle event.
+/// (`No such song`) unless the sticker store vouches for it (NetEase songs). Changes announce the `sticker` idle
+/// event.
 enum StickerCommands {
     static let all: [CommandSpec] = [
         CommandSpec("sticker", .admin, 3...3, unbounded: true) { context, request in
@@ -14,9 +15,11 @@ enum StickerCommands {
             guard args[1] == "song" else { throw ACKError(.arg, "unknown sticker domain") }
             let command = args[0]
             let uri = args[2]
-            /// `db.GetSong(uri)`: every subcommand but `find` needs the song.
+            /// `db.GetSong(uri)`: every subcommand but `find` needs the song (or the store's word for it).
             @Sendable func requireSong() async throws {
-                guard try await queries.songExists(uri: uri) else { throw DatabaseError.notFound("No such song") }
+                guard try await exists(uri, stickers: stickers, queries: queries) else {
+                    throw DatabaseError.notFound("No such song")
+                }
             }
             @Sendable func announce() { store.announce([Change(.stickers)]) }
             switch (command, args.count) {
@@ -99,6 +102,14 @@ enum StickerCommands {
         },
     ]
 
+    /// A song in the database, or one the sticker store vouches for (a catalogue's song).
+    private static func exists(_ uri: String, stickers: any StickerStore, queries: any DatabaseQueries) async throws
+        -> Bool
+    {
+        if stickers.vouchesFor(type: "song", uri: uri) { return true }
+        return try await queries.songExists(uri: uri)
+    }
+
     /// `sticker find song DIR NAME [OP VALUE] [sort KEY] [window S:E]`: `file:` and `sticker:` per song that is
     /// still in the database.
     private static func find(_ arguments: [String], stickers: any StickerStore, queries: any DatabaseQueries) throws
@@ -140,7 +151,7 @@ enum StickerCommands {
             let (op, value, sort, descending, window) = (op2, value2, sort2, descending2, window2)
             let found = try await stickers.findStickers(type: "song", base: base, name: name, op: op, value: value,
                                                         sort: sort, descending: descending, window: window)
-            for entry in found where try await queries.songExists(uri: entry.uri) {
+            for entry in found where try await exists(entry.uri, stickers: stickers, queries: queries) {
                 response.add("file", entry.uri)
                 response.add("sticker", name + "=" + entry.value)
             }

@@ -116,14 +116,14 @@ enum StoredPlaylistCommands {
             guard let mode else {
                 throw ACKError(.arg, "Unrecognized save mode, expected one of: create, append, replace")
             }
-            try checkName(request[0])
+            try checkName(request[0], store)
             let uris = QueueCommands.partition(context).queue.items.map(\.song.uri)
             return edit(context) { try await store.savePlaylist(request[0], uris: uris, mode: mode) }
         },
         /// `playlistadd NAME URI [POS]`: creates the playlist when missing; a database URI adds every song below it.
         CommandSpec("playlistadd", .control, 2...3) { context, request in
             let store = try store(context)
-            try checkName(request[0])
+            try checkName(request[0], store)
             let position = request.count > 2 ? Int(try MPDInteger.parseUnsigned(request[2])) : nil
             let uri = request[1]
             let database = context.server.database
@@ -151,14 +151,14 @@ enum StoredPlaylistCommands {
         },
         CommandSpec("playlistclear", .control, 1...1) { context, request in
             let store = try store(context)
-            try checkName(request[0])
+            try checkName(request[0], store)
             return edit(context) {
                 try await store.editPlaylist(request[0], createIfMissing: false) { _ in [] }
             }
         },
         CommandSpec("playlistdelete", .control, 2...2) { context, request in
             let store = try store(context)
-            try checkName(request[0])
+            try checkName(request[0], store)
             let range = try request.argument(RangeArgument.self, 1)
             return edit(context) {
                 try await store.editPlaylist(request[0], createIfMissing: false) { current in
@@ -177,7 +177,7 @@ enum StoredPlaylistCommands {
             let to = Int(try MPDInteger.parseUnsigned(request[2]))
             guard let end = range.end else { throw ACKError(.arg, "Open-ended range not supported") }
             if range.start == to && end == range.start + 1 { return .ok(Response()) }
-            try checkName(request[0])
+            try checkName(request[0], store)
             return edit(context) {
                 try await store.editPlaylist(request[0], createIfMissing: false) { current in
                     let count = end - range.start
@@ -194,13 +194,13 @@ enum StoredPlaylistCommands {
         },
         CommandSpec("rename", .control, 2...2) { context, request in
             let store = try store(context)
-            try checkName(request[0])
-            try checkName(request[1])
+            try checkName(request[0], store)
+            try checkName(request[1], store)
             return edit(context) { try await store.renamePlaylist(request[0], to: request[1]) }
         },
         CommandSpec("rm", .control, 1...1) { context, request in
             let store = try store(context)
-            try checkName(request[0])
+            try checkName(request[0], store)
             return edit(context) { try await store.removePlaylist(request[0]) }
         },
     ]
@@ -220,10 +220,11 @@ enum StoredPlaylistCommands {
         return store
     }
 
-    private static func checkName(_ name: String) throws(PlayerError) {
-        guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
-            throw .badPlaylistName
-        }
+    /// MPD's rule (not empty, no `/`, CR or LF), except that a `/` is fine in a name the store claims (a NetEase
+    /// playlist is `NetEase/<name>`).
+    private static func checkName(_ name: String, _ store: any PlaylistStore) throws(PlayerError) {
+        guard !name.isEmpty, !name.contains("\n"), !name.contains("\r"), !name.contains("/") || store.claimsName(name)
+        else { throw .badPlaylistName }
     }
 
     /// Runs a playlist edit off the loop, then announces `stored_playlist`.

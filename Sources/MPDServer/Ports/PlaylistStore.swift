@@ -16,6 +16,14 @@ public protocol PlaylistStore: Sendable {
         async throws
     func renamePlaylist(_ name: String, to newName: String) async throws
     func removePlaylist(_ name: String) async throws
+    /// Whether the store takes a name MPD's rules refuse (they allow no `/`): a streaming catalogue's playlists
+    /// are named below its directory (`NetEase/Road trip`). Cheap: the event loop asks. Local names keep MPD's
+    /// rules.
+    func claimsName(_ name: String) -> Bool
+}
+
+extension PlaylistStore {
+    public func claimsName(_ name: String) -> Bool { false }
 }
 
 public struct StoredPlaylistInfo: Equatable, Sendable {

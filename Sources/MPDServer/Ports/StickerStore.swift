@@ -2,7 +2,7 @@ import MPDProtocol
 
 /// MPD's sticker database (`src/sticker/StickerDatabase.cxx`): `(type, uri, name) → value` in SQLite, MPD's
 /// schema. Implemented by the `Library` module. Validation that needs the music database (a `song` sticker needs
-/// the song) is done by the commands through `DatabaseQueries`.
+/// the song) is done by the commands through `DatabaseQueries`, except for the objects the store vouches for.
 public protocol StickerStore: Sendable {
     /// nil when there is no such sticker.
     func stickerValue(type: String, uri: String, name: String) async throws -> String?
@@ -22,4 +22,11 @@ public protocol StickerStore: Sendable {
     func stickerNames() async throws -> [String]
     /// `stickernamestypes [TYPE]`: distinct (name, type) pairs.
     func stickerNamesTypes(type: String?) async throws -> [(name: String, type: String)]
+    /// Whether the store vouches for an object the music database need not hold: a streaming catalogue's song
+    /// (`netease://song/<id>`) takes stickers whether or not the sync stored it. Cheap: the event loop asks.
+    func vouchesFor(type: String, uri: String) -> Bool
+}
+
+extension StickerStore {
+    public func vouchesFor(type: String, uri: String) -> Bool { false }
 }
