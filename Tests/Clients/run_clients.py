@@ -1247,6 +1247,35 @@ def netease_likes(_):
         rig.stop()
 
 
+@check("NetEase dislike (mpc): sticker set disliked 1 on the playing song puts it in the FM trash on NetEase and "
+       "skips to the next song; the sticker stays")
+def netease_dislike(_):
+    rig = NetEaseRig()
+    try:
+        first, second = "netease://song/5000012", "netease://song/5000021"
+        for uri in (first, second):
+            code, out = rig.mpc("add", uri)
+            expect(code == 0, out)
+        code, out = rig.mpc("play")
+        expect(code == 0, out)
+        # Paused, so the song (6 to 9 s of audio) cannot end by itself meanwhile.
+        code, out = rig.mpc("pause")
+        c = rig.client()
+        expect(c.status().get("song") == "0", c.status())
+        code, out = rig.mpc("sticker", first, "set", "disliked", "1")
+        expect(code == 0, out)
+        expect(rig.state()["trashed"] == [5000012], rig.state()["trashed"])
+        expect(c.status().get("song") == "1", f"after the dislike: {c.status()}")
+        code, out = rig.mpc("sticker", first, "get", "disliked")
+        expect(code == 0 and out.strip() == "disliked=1", out)
+        # A dislike of a song that is not playing changes nothing in the player.
+        code, out = rig.mpc("sticker", first, "set", "disliked", "1")
+        expect(code == 0 and c.status().get("song") == "1", c.status())
+        c.close()
+    finally:
+        rig.stop()
+
+
 @check("NetEase playlist edits (mpc, python-mpd2): playlistadd/playlistmove/playlistdelete/playlistclear change an "
        "own playlist on NetEase and its synced copy; mpc save and rm create and delete one; a subscribed one refuses")
 def netease_playlist_edits(_):
@@ -1342,6 +1371,7 @@ def main():
     netease_playback(None)
     netease_fm(None)
     netease_likes(None)
+    netease_dislike(None)
     netease_playlist_edits(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
