@@ -768,8 +768,11 @@ def netease_browse(_):
         expect(code == 0 and lines(out) == [song[0] for song in LATE_NIGHT_MIX], out)
         songs = c.lsinfo("NetEase/Playlists/Late Night Mix")
         expect([tags(song) for song in songs] == LATE_NIGHT_MIX, [tags(song) for song in songs])
+        # Today's songs, then today's three recommended playlists as folders.
         code, out = rig.mpc("ls", "NetEase/Daily")
-        expect(code == 0 and lines(out) == [f"netease://song/{i}" for i in DAILY_IDS], out)
+        daily = lines(out)
+        expect(code == 0 and daily[:len(DAILY_IDS)] == [f"netease://song/{i}" for i in DAILY_IDS], out)
+        expect(len(daily) == len(DAILY_IDS) + 3 and all(f.startswith("NetEase/Daily/") for f in daily[-3:]), out)
         code, out = rig.mpc("ls", "NetEase/Nonexistent")
         expect(code != 0 and "No such directory" in out, out)
 
