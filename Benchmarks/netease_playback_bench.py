@@ -20,15 +20,13 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from library_bench import Client, free_port, stop_process  # noqa: E402
-from netease_search_bench import Fake  # noqa: E402
+from netease_search_bench import Fake, NoSignal  # noqa: E402
 
 SONG_ID = 5000011
 # Songs of the demo catalogue, each first played in one round (their URLs must be looked up).
@@ -89,7 +87,7 @@ def main():
             return
     work = tempfile.mkdtemp(prefix="bench-netease-play-")
     fake = Fake(fake_binary, work)
-    proc = None
+    server = None
     reader = None
     try:
         music = os.path.join(work, "music")
@@ -109,35 +107,10 @@ def main():
         fifo = os.path.join(work, "fifo")
         os.mkfifo(fifo)
         reader = FifoReader(fifo)
-        port = free_port()
-        conf = os.path.join(work, "nosignal.conf")
-        with open(conf, "w") as f:
-            f.write(f'music_directory "{music}"\ndata_directory "{work}/data"\ncache_directory "{work}/cache"\n'
-                    f'bind_to_address "127.0.0.1"\nport "{port}"\n'
-                    f'audio_output {{\n type "fifo"\n name "fifo"\n path "{fifo}"\n}}\n'
-                    f'netease {{\n api_url "{fake.url}"\n eapi_url "{fake.url}"\n weapi_public_key "{fake.public}"\n'
-                    f' sync_interval "0"\n scrobble "no"\n}}\n')
-        env = dict(os.environ, HOME=work)
-        login = subprocess.run([binary, "login", "--config", conf, "--cookie",
-                                f"MUSIC_U={fake.music_u}; __csrf={fake.csrf}"],
-                               env=env, capture_output=True, text=True, timeout=60)
-        if login.returncode != 0:
-            raise RuntimeError(f"nosignal login failed: {login.stdout}{login.stderr}")
-        log = open(os.path.join(work, "server.log"), "w")
-        proc = subprocess.Popen([binary, "--config", conf], env=env, stdout=log, stderr=log,
-                                stdin=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while True:
-            try:
-                client = Client(port)
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError("NoSignal did not start")
-                time.sleep(0.05)
-        client.raw("update")
-        while "updating_db" in client.pairs("status"):
-            time.sleep(0.02)
+        server = NoSignal(binary, music, fake, online=False,
+                          output=f'audio_output {{\n type "fifo"\n name "fifo"\n path "{fifo}"\n}}\n',
+                          netease=' scrobble "no"\n')
+        client = server.client
         # From here on every answer of the fake waits LATENCY ms.
         body = json.dumps({"path": "/", "fault": "delay", "value": args.latency / 1000, "count": 1_000_000}).encode()
         urllib.request.urlopen(urllib.request.Request(fake.url + "/__fake/fault", data=body), timeout=10).read()
@@ -167,7 +140,6 @@ def main():
                 if first is not None:
                     samples[name].append(first)
         client.raw("stop")
-        client.close()
         local = statistics.median(samples["local file"])
         print(f"play → first sample, fake NetEase with {args.latency:.0f} ms per answer, {args.rounds} rounds")
         for name in rows:
@@ -179,8 +151,8 @@ def main():
     finally:
         if reader is not None:
             reader.stop()
-        if proc is not None:
-            stop_process(proc)
+        if server is not None:
+            server.stop()
         fake.stop()
         shutil.rmtree(work, ignore_errors=True)
 

@@ -87,16 +87,20 @@ class Fake:
 
 
 class NoSignal:
-    def __init__(self, binary, music, fake, online):
+    """NoSignal logged in to the fake with the demo cookie, its database scanned; `output` is its audio_output
+    block, `netease` more lines of its netease block."""
+
+    def __init__(self, binary, music, fake, online, output='audio_output {\n type "null"\n name "null"\n}\n',
+                 netease=""):
         self.dir = tempfile.mkdtemp(prefix=f"bench-netease-{'online' if online else 'local'}-")
         self.port = free_port()
         conf = os.path.join(self.dir, "nosignal.conf")
         netease = (f'netease {{\n api_url "{fake.url}"\n eapi_url "{fake.url}"\n weapi_public_key "{fake.public}"\n'
-                   f' sync_interval "0"\n search_online "{"yes" if online else "no"}"\n}}\n')
+                   f' sync_interval "0"\n search_online "{"yes" if online else "no"}"\n{netease}}}\n')
         with open(conf, "w") as f:
             f.write(f'music_directory "{music}"\ndata_directory "{self.dir}/data"\ncache_directory "{self.dir}/cache"\n'
                     f'playlist_directory "{self.dir}/playlists"\nbind_to_address "127.0.0.1"\nport "{self.port}"\n'
-                    'audio_output {\n type "null"\n name "null"\n}\n' + netease)
+                    + output + netease)
         os.makedirs(os.path.join(self.dir, "playlists"))
         env = dict(os.environ, HOME=self.dir)
         login = subprocess.run([binary, "login", "--config", conf, "--cookie",

@@ -273,51 +273,6 @@ final class QueryServer {
         #expect(await c.send("sticker list song A/1.flac") == "OK\n")
     }
 
-    /// A store that vouches for `remote://` songs: they take stickers without being in the database.
-    struct VouchingStickers: StickerStore {
-        let local: StickerDatabase
-
-        func vouchesFor(type: String, uri: String) -> Bool { type == "song" && uri.hasPrefix("remote://") }
-        func stickerValue(type: String, uri: String, name: String) async throws -> String? {
-            try await local.stickerValue(type: type, uri: uri, name: name)
-        }
-        func setSticker(type: String, uri: String, name: String, value: String) async throws {
-            try await local.setSticker(type: type, uri: uri, name: name, value: value)
-        }
-        func addToSticker(type: String, uri: String, name: String, delta: Int) async throws {
-            try await local.addToSticker(type: type, uri: uri, name: name, delta: delta)
-        }
-        func deleteSticker(type: String, uri: String, name: String?) async throws -> Bool {
-            try await local.deleteSticker(type: type, uri: uri, name: name)
-        }
-        func stickers(type: String, uri: String) async throws -> [(name: String, value: String)] {
-            try await local.stickers(type: type, uri: uri)
-        }
-        func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
-                          descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)] {
-            try await local.findStickers(type: type, base: base, name: name, op: op, value: value, sort: sort,
-                                         descending: descending, window: window)
-        }
-        func stickerNames() async throws -> [String] { try await local.stickerNames() }
-        func stickerNamesTypes(type: String?) async throws -> [(name: String, type: String)] {
-            try await local.stickerNamesTypes(type: type)
-        }
-    }
-
-    @Test func songsTheStoreVouchesForNeedNoDatabaseEntry() async throws {
-        let s = try QueryServer.standard()
-        let server = ServerContext(settings: ServerSettings(), store: s.server.store, queries: LibraryQueries(s.database),
-                                   stickers: VouchingStickers(local: StickerDatabase(s.database)),
-                                   logger: Logger(label: "test"))
-        let c = await TestSession(server: server, isLocal: true)
-        #expect(await c.send("sticker set song remote://1 rating 3") == "OK\n")
-        #expect(await c.send("sticker get song remote://1 rating") == "sticker: rating=3\nOK\n")
-        #expect(await c.send("sticker set song A/1.flac rating 5") == "OK\n")
-        #expect(await c.send("sticker find song \"\" rating") ==
-            "file: A/1.flac\nsticker: rating=5\nfile: remote://1\nsticker: rating=3\nOK\n")
-        #expect(await c.send("sticker set song other://1 rating 3") == "ACK [50@0] {sticker} No such song\n")
-    }
-
     @Test func errorsAsMPD() async throws {
         let s = try QueryServer.standard()
         defer { withExtendedLifetime(s) {} }
