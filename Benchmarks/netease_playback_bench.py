@@ -26,7 +26,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netease_search_bench import Fake, NoSignal  # noqa: E402
+from netease_search_bench import Fake, NoSignal, executables  # noqa: E402
 
 SONG_ID = 5000011
 # Songs of the demo catalogue, each first played in one round (their URLs must be looked up).
@@ -79,12 +79,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--latency", type=float, default=50, help="ms added to every answer of the fake")
     args = parser.parse_args()
-    binary = os.path.abspath(args.binary)
-    fake_binary = os.path.join(os.path.dirname(binary), "fake-netease")
-    for path in (binary, fake_binary):
-        if not os.access(path, os.X_OK):
-            print(f"netease playback benchmark: skipped, no executable at {path}")
-            return
+    found = executables(args.binary, "playback")
+    if found is None:
+        return
+    binary, fake_binary = found
     work = tempfile.mkdtemp(prefix="bench-netease-play-")
     fake = Fake(fake_binary, work)
     server = None

@@ -54,6 +54,17 @@ CATALOGUE_WORDS = [
 ]
 
 
+def executables(binary, benchmark):
+    """NoSignal's binary and fake-netease beside it, as absolute paths; None (and says so) when one is missing."""
+    binary = os.path.abspath(binary)
+    fake_binary = os.path.join(os.path.dirname(binary), "fake-netease")
+    for path in (binary, fake_binary):
+        if not os.access(path, os.X_OK):
+            print(f"netease {benchmark} benchmark: skipped, no executable at {path}")
+            return None
+    return binary, fake_binary
+
+
 class Fake:
     """fake-netease on a free port; the demo account's cookie and the public key NoSignal needs."""
 
@@ -160,12 +171,10 @@ def main():
     parser.add_argument("--songs", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
-    binary = os.path.abspath(args.binary)
-    fake_binary = os.path.join(os.path.dirname(binary), "fake-netease")
-    for path in (binary, fake_binary):
-        if not os.access(path, os.X_OK):
-            print(f"netease search benchmark: skipped, no executable at {path}")
-            return
+    found = executables(args.binary, "search")
+    if found is None:
+        return
+    binary, fake_binary = found
     if args.rounds > args.songs:
         sys.exit(f"--rounds {args.rounds} needs at least as many songs (one distinct word per round)")
     started = time.time()

@@ -125,18 +125,8 @@ extension MusicLibrary {
                                          row.lastModified])
                     changed = true
                 }
-                let entries = directory.songs.map { ids[$0.uri]! }
-                let storedEntries = old == nil ? [] : try Self.entryIDs(db, directory: directory.path)
-                if storedEntries != entries {
-                    try db.execute(sql: "DELETE FROM remote_entry WHERE directory = ?", arguments: [directory.path])
-                    let insert = try db.cachedStatement(sql: """
-                        INSERT INTO remote_entry (directory, position, song_id) VALUES (?, ?, ?)
-                        """)
-                    for (position, id) in entries.enumerated() {
-                        try insert.execute(arguments: [directory.path, position, id])
-                    }
-                    changed = true
-                }
+                try Self.writeEntries(db, directory: directory.path, songIDs: directory.songs.map { ids[$0.uri]! },
+                                      isNew: old == nil, changed: &changed)
             }
 
             try Self.deleteUnlistedSongs(db, source: source, changed: &changed)
@@ -296,15 +286,8 @@ extension MusicLibrary {
                     changed = true
                 }
             }
-            let entries = directory.songs.map { ids[$0.uri]! }
-            if try Self.entryIDs(db, directory: directory.path) != entries {
-                try db.execute(sql: "DELETE FROM remote_entry WHERE directory = ?", arguments: [directory.path])
-                let insert = try db.cachedStatement(sql: "INSERT INTO remote_entry (directory, position, song_id) VALUES (?, ?, ?)")
-                for (position, id) in entries.enumerated() {
-                    try insert.execute(arguments: [directory.path, position, id])
-                }
-                changed = true
-            }
+            try Self.writeEntries(db, directory: directory.path, songIDs: directory.songs.map { ids[$0.uri]! },
+                                  isNew: false, changed: &changed)
             try Self.deleteUnlistedSongs(db, source: source, changed: &changed)
             if changed { try Self.markUpdated(db, now: now) }
             return changed
@@ -484,6 +467,20 @@ extension MusicLibrary {
     }
 
     /// The song ids of a directory's entries, in order.
+    /// Replaces a directory's entries with `songIDs` (in order) unless they are already those; `isNew`: nothing
+    /// stored yet, so there is nothing to read back.
+    static func writeEntries(_ db: GRDB.Database, directory: String, songIDs: [Int64], isNew: Bool,
+                             changed: inout Bool) throws {
+        let stored = isNew ? [] : try entryIDs(db, directory: directory)
+        guard stored != songIDs else { return }
+        try db.execute(sql: "DELETE FROM remote_entry WHERE directory = ?", arguments: [directory])
+        let insert = try db.cachedStatement(sql: "INSERT INTO remote_entry (directory, position, song_id) VALUES (?, ?, ?)")
+        for (position, id) in songIDs.enumerated() {
+            try insert.execute(arguments: [directory, position, id])
+        }
+        changed = true
+    }
+
     static func entryIDs(_ db: GRDB.Database, directory: String) throws -> [Int64] {
         try Int64.fetchAll(db, sql: "SELECT song_id FROM remote_entry WHERE directory = ? ORDER BY position",
                            arguments: [directory])

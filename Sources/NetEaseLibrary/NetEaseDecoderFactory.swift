@@ -212,7 +212,6 @@ final class NetEaseStreamInput: RemoteInput {
         isSeekable = stream.isSeekable
     }
 
-    var url: String { grant.url }
     var position: Int64 { stream.position }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(DecoderError) -> Int {
