@@ -4,6 +4,7 @@
 # pointed at it, on 127.0.0.1:6600. In another terminal:
 #   .build/debug/nosignal login --config "$DEMO/nosignal.conf"     # the QR flow; prints demo_user
 #   mpc update NetEase; mpc ls NetEase/Playlists; mpc search any 夏日; mpc add netease://album/3001; mpc playlist
+#   mpc add netease://fm; mpc play; mpc sticker netease://song/5000012 set liked 1
 # Everything lives in a temporary directory that is removed on exit (Ctrl-C).
 set -euo pipefail
 BIN=${BIN:-.build/debug}
@@ -29,4 +30,5 @@ CONF
 echo "fake NetEase on 127.0.0.1:$FAKE_PORT; log in with:"
 echo "  $BIN/nosignal login --config $DEMO/nosignal.conf"
 echo "then: mpc update NetEase; mpc ls NetEase/Playlists; mpc search any 夏日; mpc add netease://album/3001"
+echo "      mpc add netease://fm; mpc play; mpc sticker netease://song/5000012 set liked 1"
 "$BIN/nosignal" --config "$DEMO/nosignal.conf"
