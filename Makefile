@@ -1,6 +1,10 @@
 # NoSignal — the two commands that work on a fresh machine: `make run` and `make test`.
 SWIFT ?= swift
 ARGS ?=
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+# A failing test run ends with its failures again, so the last lines of a CI log name them.
+FAILURES = || { grep -E '✘|error:|FAIL' $(1) | tail -40; exit 1; }
 
 .PHONY: run build release test unit-tests client-tests bench fuzz demo deps test-deps clean
 
@@ -24,9 +28,10 @@ run: release
 ## Everything: unit tests, the differential tests against real MPD, and the real clients (mpc, python-mpd2).
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip DifferentialTests
+	$(SWIFT) test --skip-build --skip DifferentialTests 2>&1 | tee .build/unit-tests.log $(call FAILURES,.build/unit-tests.log)
 	# The differential tests time servers against each other: run them alone, not beside the heavy suites.
-	$(SWIFT) test --skip-build --filter DifferentialTests
+	$(SWIFT) test --skip-build --filter DifferentialTests 2>&1 | tee .build/differential-tests.log \
+		$(call FAILURES,.build/differential-tests.log)
 	/usr/bin/python3 Tests/Clients/run_clients.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/ncmpcpp_test.py .build/debug/nosignal
 

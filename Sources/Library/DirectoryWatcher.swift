@@ -18,6 +18,9 @@ public final class DirectoryWatcher: Sendable {
     private let depth: Int
     private let delay: Double
     private let descriptor: Int32
+    /// Wakes the read thread for `stop()`: closing a descriptor does not interrupt a `read` blocked on it in
+    /// another thread, and a number closed under it could be reused by an unrelated file.
+    private let wakeup: (read: Int32, write: Int32)
     private let state = Mutex(State())
     private let update: @Sendable (String) -> Void
     private let logger: Logger
@@ -30,7 +33,15 @@ public final class DirectoryWatcher: Sendable {
             logger.error("auto_update: inotify is not available: \(String(cString: strerror(errno)))")
             return nil
         }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            logger.error("auto_update: cannot make a pipe: \(String(cString: strerror(errno)))")
+            close(descriptor)
+            return nil
+        }
         self.descriptor = descriptor
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        wakeup = (ends[0], ends[1])
         root = musicDirectory.hasSuffix("/") ? String(musicDirectory.dropLast()) : musicDirectory
         self.depth = depth ?? Int.max
         self.delay = delay
@@ -43,9 +54,13 @@ public final class DirectoryWatcher: Sendable {
         flusher.start()
     }
 
+    /// The read thread closes the descriptors when it sees the wake-up, so no number is closed under it.
     public func stop() {
-        state.withLock { $0.stopped = true }
-        close(descriptor)
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        if first { _ = write(wakeup.write, [UInt8(1)], 1) }
     }
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
@@ -74,7 +89,20 @@ public final class DirectoryWatcher: Sendable {
 
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 65536)
+        defer {
+            close(descriptor)
+            close(wakeup.read)
+            close(wakeup.write)
+        }
         while true {
+            var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 || state.withLock({ $0.stopped }) { return }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count <= 0 {
                 if count < 0 && errno == EINTR { continue }

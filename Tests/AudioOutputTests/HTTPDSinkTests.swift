@@ -110,7 +110,7 @@ extension Array where Element: Equatable {
     func ends(with suffix: [Element]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
 }
 
-func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+func waitUntil(timeout: Double = 20, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
         if Date() > deadline { return false }

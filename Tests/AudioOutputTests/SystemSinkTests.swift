@@ -12,7 +12,7 @@ final class Collector: Sendable {
     var count: Int { bytes.withLock { $0.count } }
 
     /// Polls until at least `count` bytes arrived; false after `timeout` seconds.
-    func wait(for count: Int, timeout: Double = 5) -> Bool {
+    func wait(for count: Int, timeout: Double = 20) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while self.count < count {
             if Date() > deadline { return false }

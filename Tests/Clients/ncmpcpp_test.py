@@ -33,10 +33,13 @@ import mpd  # python3-mpd (python-mpd2)
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAKE_LIBRARY = os.environ.get("MAKE_LIBRARY") or os.path.join(HERE, "..", "Support", "make_library.sh")
 RESULTS = []
+FAILED = []  # names, repeated at the end so the last lines of a log say what failed
 
 
 def check(name, ok, detail=""):
     RESULTS.append(ok)
+    if not ok:
+        FAILED.append(name)
     print(("ok    " if ok else "FAIL  ") + name + ("" if ok or not detail else f"\n      {detail}"), flush=True)
     return ok
 
@@ -340,6 +343,8 @@ def main():
         else:
             shutil.rmtree(workdir, ignore_errors=True)
     failed = RESULTS.count(False)
+    for name in FAILED:
+        print(f"FAIL  {name}")
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

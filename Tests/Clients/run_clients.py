@@ -1377,6 +1377,9 @@ def main():
     netease_dislike(None)
     netease_playlist_edits(None)
     failed = sum(1 for _, e in RESULTS if e is not None)
+    for name, error in RESULTS:
+        if error is not None:
+            print(f"FAIL {name}: {error!r}")
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

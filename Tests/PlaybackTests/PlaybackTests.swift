@@ -280,7 +280,7 @@ import AudioOutputs
         try h.send(.play(position: 0))
         #expect(h.waitUntilStopped())
         let expected = try h.reference("a.wav")
-        #expect(h.wait(timeout: 5) { collected.bytes.count >= expected.count })
+        #expect(h.wait() { collected.bytes.count >= expected.count })
         #expect(collected.bytes == expected, "\(firstDifference(collected.bytes, expected))")
     }
 
