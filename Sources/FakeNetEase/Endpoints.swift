@@ -87,6 +87,7 @@ extension FakeNetEaseServer {
         Endpoint(path: "/api/v1/cloud/get", access: .login, handler: userCloud),
         Endpoint(path: "/api/playlist/create", access: .login, handler: playlistCreate),
         Endpoint(path: "/api/playlist/remove", access: .login, handler: playlistRemove),
+        Endpoint(path: "/api/playlist/update/name", access: .login, handler: playlistRename),
         Endpoint(path: "/api/playlist/manipulate/tracks", access: .login, handler: playlistTracks),
         Endpoint(path: "/api/v1/playlist/manipulate/tracks", access: .login, handler: playlistTracks),
         Endpoint(path: "/api/play-record/song/list", access: .login, handler: recentSongs),
@@ -787,6 +788,22 @@ extension FakeNetEaseServer {
             }
         }
         return Reply(json: ["code": 200])
+    }
+
+    /// `{id, name}`: only the account's own playlists, never the liked-songs one, and never to an empty name.
+    static func playlistRename(_ context: Context) -> Reply {
+        guard let id = context.int("id"), let name = context.string("name"),
+              !name.trimmingCharacters(in: .whitespaces).isEmpty
+        else { return .code(400, "参数错误") }
+        let server = context.server
+        return server.lock.withLock {
+            guard server.playlists[id] != nil else { return .code(404, "歌单不存在") }
+            guard server.ownPlaylists.contains(id), server.playlists[id]?.specialType != 5 else {
+                return .code(401, "没有权限")
+            }
+            server.playlists[id]?.name = name
+            return Reply(json: ["code": 200])
+        }
     }
 
     /// `playlist_tracks`: `{op:add|del|update, pid, trackIds:'["id",…]'}`. Others' playlists answer 401; adding a

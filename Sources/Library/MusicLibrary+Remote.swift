@@ -296,6 +296,38 @@ extension MusicLibrary {
         return changed
     }
 
+    /// Gives a directory of `source` a new last path component (a playlist renamed on NetEase), with everything
+    /// below it; it keeps its place among its siblings and its songs. False when `source` has no such directory;
+    /// throws when `newPath` is not a sibling's path or is taken. Moves `db_update` and announces `database`.
+    public func renameRemoteDirectory(source: String, path: String, to newPath: String) throws -> Bool {
+        guard Self.isSafeLocal(newPath), Self.parent(of: newPath) == Self.parent(of: path) else {
+            throw LibraryError.argument("Malformed remote directory '\(newPath)'")
+        }
+        guard newPath != path else { return false }
+        let now = Int64(Date().timeIntervalSince1970)
+        let changed = try database.writer.write { db -> Bool in
+            let owner = try String.fetchOne(db, sql: "SELECT source FROM remote_directory WHERE path = ?",
+                                            arguments: [path])
+            guard owner == source else { return false }
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM remote_directory WHERE path = ?", arguments: [newPath])
+                == nil
+            else { throw LibraryError.argument("Remote directory '\(newPath)' exists") }
+            // The entries and subdirectories name their directory by path: they move in the same transaction.
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            for (table, column) in [("remote_directory", "path"), ("remote_directory", "parent"),
+                                    ("remote_entry", "directory")] {
+                try db.execute(sql: """
+                    UPDATE \(table) SET \(column) = ?2 || substr(\(column), length(?1) + 1)
+                    WHERE \(column) = ?1 OR substr(\(column), 1, length(?1) + 1) = ?1 || '/'
+                    """, arguments: [path, newPath])
+            }
+            try Self.markUpdated(db, now: now)
+            return true
+        }
+        if changed { announce([Change(.database)]) }
+        return changed
+    }
+
     /// Removes a directory of `source` with everything below it (a playlist deleted on NetEase); the songs left
     /// in no directory go too. Moves `db_update` and announces `database` when it existed.
     public func removeRemoteDirectory(source: String, path: String) throws -> Bool {

@@ -159,13 +159,13 @@ public final class CombinedPlaylists: PlaylistStore {
         try await localStore().editPlaylist(name, createIfMissing: createIfMissing, body)
     }
 
-    /// NetEase playlists are renamed in NetEase's apps; a playlist cannot move between NetEase and the m3u files.
+    /// A NetEase playlist is renamed on NetEase; a playlist cannot move between NetEase and the m3u files.
     public func renamePlaylist(_ name: String, to newName: String) async throws {
         switch (netEaseName(name), netEaseName(newName)) {
         case (nil, nil):
             try await localStore().renamePlaylist(name, to: newName)
-        case (let old?, _?):
-            throw ACKError(.arg, "NetEase playlist \"\(old)\" cannot be renamed here: rename it in a NetEase app")
+        case (let old?, let new?):
+            try await catalog.renamePlaylist(named: old, to: new)
         case (_?, nil), (nil, _?):
             throw ACKError(.arg, "rename cannot move a playlist between NetEase and the local playlists")
         }

@@ -155,6 +155,24 @@ extension NetEaseCatalog {
         }
     }
 
+    /// `rename NetEase/<name> NetEase/<new name>`: renames one of the user's own playlists on NetEase; the synced
+    /// copy takes the new name in its place. A name already used is refused as MPD refuses it.
+    func renamePlaylist(named name: String, to newName: String) async throws {
+        await edits.lock()
+        defer { edits.unlock() }
+        try await call("cannot rename playlist \(name)") {
+            let playlist = try self.ownPlaylist(named: name)
+            guard newName != name else { return }
+            guard try self.playlist(named: newName) == nil else {
+                throw PlayerError.playlistExists("Playlist already exists")
+            }
+            _ = try self.service.send(PlaylistEndpoints.Rename(id: playlist.id, name: newName))
+            self.forgetPlaylist(playlist.id)
+            let folder = self.path(.playlists) + "/"
+            _ = try self.library?.renameRemoteDirectory(source: Self.source, path: folder + name, to: folder + newName)
+        }
+    }
+
     /// The playlist to edit (nil when there is none) with its tracks as NetEase has them now; a subscribed one is
     /// refused before anything else.
     private func playlistForEdit(named name: String) throws -> (NamedPlaylist?, [Int64]) {

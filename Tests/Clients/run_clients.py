@@ -1280,7 +1280,7 @@ def netease_dislike(_):
 
 
 @check("NetEase playlist edits (mpc, python-mpd2): playlistadd/playlistmove/playlistdelete/playlistclear change an "
-       "own playlist on NetEase and its synced copy; mpc save and rm create and delete one; a subscribed one refuses")
+       "own playlist on NetEase and its synced copy; mpc save and rm create and delete one; rename renames it; a subscribed one refuses")
 def netease_playlist_edits(_):
     rig = NetEaseRig()
     try:
@@ -1340,6 +1340,17 @@ def netease_playlist_edits(_):
         c.playlistclear("NetEase/通勤路上 🚇")
         expect(rig.playlist_tracks(2000000001) == [], rig.playlist_tracks(2000000001))
         expect(c.listplaylist("NetEase/通勤路上 🚇") == [], c.listplaylist("NetEase/通勤路上 🚇"))
+
+        # rename (python-mpd2; mpc has no command for it): the same playlist on NetEase, under its new name here.
+        songs = c.listplaylist(mix)
+        c.rename(mix, "NetEase/Early Morning Mix")
+        expect("Early Morning Mix" in rig.playlists() and "Late Night Mix" not in rig.playlists(), rig.playlists())
+        expect(rig.playlists()["Early Morning Mix"] == 2000000002, rig.playlists())
+        expect(c.listplaylist("NetEase/Early Morning Mix") == songs, c.listplaylist("NetEase/Early Morning Mix"))
+        code, out = rig.mpc("lsplaylists")
+        expect(code == 0 and "NetEase/Early Morning Mix" in lines(out) and mix not in lines(out), out)
+        expect_ack(lambda: c.rename("NetEase/Early Morning Mix", "NetEase/通勤路上 🚇"),
+                   "[56@0] {rename} Playlist already exists", "rename onto another playlist")
         c.close()
     finally:
         rig.stop()

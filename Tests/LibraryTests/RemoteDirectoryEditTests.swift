@@ -76,6 +76,51 @@ import Testing
         #expect(fixture.changes.count == before + 1)
     }
 
+    @Test func renamingADirectoryKeepsItsPlaceItsSongsAndWhatIsBelowIt() throws {
+        let fixture = try Base.Fixture()
+        let library = fixture.library
+        #expect(try library.replaceRemoteCollection(source: "netease", directories: Base.tree()))
+        let before = fixture.changes.count
+        #expect(try library.renameRemoteDirectory(source: "netease", path: "NetEase/Playlists/Road trip",
+                                                  to: "NetEase/Playlists/Road trip 2"))
+        #expect(try library.remoteChildren(of: "NetEase/Playlists").map(\.path)
+            == ["NetEase/Playlists/Road trip 2", "NetEase/Playlists/Quiet"])
+        #expect(try library.remoteDirectory(path: "NetEase/Playlists/Road trip 2")
+            == RemoteDirectoryInfo(path: "NetEase/Playlists/Road trip 2", reference: "netease://playlist/100",
+                                   lastModified: 20, songCount: 3))
+        #expect(try library.remoteEntries(path: "NetEase/Playlists/Road trip 2", recursive: false)
+            == [.song(Base.b), .song(Base.c), .song(Base.b)])
+        #expect(try library.remoteDirectory(path: "NetEase/Playlists/Road trip") == nil)
+        #expect(fixture.changes.dropFirst(before) == [[Change(.database)]])
+
+        // A directory with directories below: they move with it, and keep their songs.
+        #expect(try library.renameRemoteDirectory(source: "netease", path: "NetEase/Playlists",
+                                                  to: "NetEase/Lists"))
+        #expect(try library.remoteChildren(of: "NetEase").map(\.path)
+            == ["NetEase/Liked", "NetEase/Lists", "NetEase/Daily"])
+        #expect(try library.remoteChildren(of: "NetEase/Lists").map(\.path)
+            == ["NetEase/Lists/Road trip 2", "NetEase/Lists/Quiet"])
+        #expect(try library.remoteSongURIs(path: "NetEase/Lists/Quiet") == ["netease://song/1"])
+        // A song stays while a renamed directory lists it: an edit after the rename deletes nothing else.
+        #expect(try library.replaceRemoteDirectory(source: "netease", RemoteDirectory(
+            path: "NetEase/Liked", reference: "netease://liked", lastModified: 10, songs: [])))
+        #expect(try library.song(uri: "netease://song/1") != nil)
+
+        // Taken, elsewhere, another source's or missing: refused or nothing.
+        #expect(throws: LibraryError.self) {
+            try library.renameRemoteDirectory(source: "netease", path: "NetEase/Lists/Quiet",
+                                              to: "NetEase/Lists/Road trip 2")
+        }
+        #expect(throws: LibraryError.self) {
+            try library.renameRemoteDirectory(source: "netease", path: "NetEase/Lists/Quiet", to: "NetEase/Quiet")
+        }
+        #expect(try !library.renameRemoteDirectory(source: "other", path: "NetEase/Lists/Quiet",
+                                                   to: "NetEase/Lists/Loud"))
+        #expect(try !library.renameRemoteDirectory(source: "netease", path: "NetEase/Lists/Nope",
+                                                   to: "NetEase/Lists/Loud"))
+        #expect(try library.remoteSongURIs(path: "NetEase/Lists/Quiet") == ["netease://song/1"])
+    }
+
     @Test func aDirectoryNeedsItsParentAndItsSource() throws {
         let fixture = try Base.Fixture()
         let library = fixture.library

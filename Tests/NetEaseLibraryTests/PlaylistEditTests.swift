@@ -169,9 +169,60 @@ import Testing
         #expect(await c.send("save \"NetEase/\"") == "ACK [2@0] {save} Bad playlist name\n")
         #expect(await c.send("save a/b") == "ACK [2@0] {save} Bad playlist name\n")
         #expect(await c.send("playlistclear \"NetEase/Nope\"") == "ACK [50@0] {playlistclear} No such playlist\n")
-        #expect(await c.send("rename \"NetEase/Late Night Mix\" \"NetEase/Early Morning Mix\"")
-            == "ACK [2@0] {rename} NetEase playlist \"Late Night Mix\" cannot be renamed here: rename it in a NetEase app\n")
         #expect(await c.send("rename \"NetEase/Late Night Mix\" local")
             == "ACK [2@0] {rename} rename cannot move a playlist between NetEase and the local playlists\n")
+    }
+
+    /// `rename NetEase/<old> NetEase/<new>` renames the playlist on NetEase; the synced copy keeps its place.
+    @Test func renamingAnOwnPlaylist() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.sync())
+        let c = await ProtocolClient(fixture)
+        _ = c.takeIdle()
+        let songs = try await Self.stored(fixture, "Late Night Mix")
+        let names = await c.send("listplaylists").split(separator: "\n").filter { $0.hasPrefix("playlist: NetEase/") }
+        #expect(await c.send("rename \"NetEase/Late Night Mix\" \"NetEase/Early Morning Mix\"") == "OK\n")
+        #expect(fixture.server.playlist(Self.mix)?.name == "Early Morning Mix")
+        #expect(c.takeIdle() == ["stored_playlist", "database"])
+        let renamed = names.map { $0 == "playlist: NetEase/Late Night Mix" ? "playlist: NetEase/Early Morning Mix" : $0 }
+        #expect(renamed != names)
+        #expect(await c.send("listplaylists").split(separator: "\n").filter { $0.hasPrefix("playlist: NetEase/") }
+            == renamed)
+        #expect(try await Self.stored(fixture, "Early Morning Mix") == songs)
+        #expect(await Self.listed(c, "NetEase/Early Morning Mix") == songs)
+        #expect(await c.send("listplaylist \"NetEase/Late Night Mix\"")
+            == "ACK [50@0] {listplaylist} No such playlist\n")
+        // The next sync agrees, and the renamed playlist can be edited under its new name.
+        _ = try await fixture.sync()
+        #expect(try await Self.stored(fixture, "Early Morning Mix") == songs)
+        #expect(await c.send("playlistclear \"NetEase/Early Morning Mix\"") == "OK\n")
+        #expect(Self.tracks(fixture, Self.mix) == [])
+    }
+
+    @Test func renameRefusals() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.sync())
+        let c = await ProtocolClient(fixture)
+        #expect(await c.send("rename \"NetEase/Late Night Mix\" \"NetEase/通勤路上 🚇\"")
+            == "ACK [56@0] {rename} Playlist already exists\n")
+        #expect(await c.send("rename \"NetEase/\(Self.subscribed)\" \"NetEase/Mine now\"")
+            == "ACK [4@0] {rename} NetEase playlist \"\(Self.subscribed)\" is subscribed, not yours: it cannot be changed\n")
+        #expect(await c.send("rename \"NetEase/Nope\" \"NetEase/Still nope\"")
+            == "ACK [50@0] {rename} No such playlist\n")
+        #expect(await c.send("rename \"NetEase/Late Night Mix\" \"NetEase/a/b\"")
+            == "ACK [2@0] {rename} Bad playlist name\n")
+        #expect(fixture.server.requests(for: "/api/playlist/update/name").isEmpty)
+        #expect(fixture.server.playlist(Self.mix)?.name == "Late Night Mix")
+    }
+
+    /// Without a synced copy the playlist is found by its new name in the live list (the remembered one is forgotten).
+    @Test func renamingWithoutASync() async throws {
+        let fixture = try Fixture()
+        let c = await ProtocolClient(fixture)
+        #expect(await c.send("rename \"NetEase/Late Night Mix\" \"NetEase/Early Morning Mix\"") == "OK\n")
+        #expect(fixture.server.playlist(Self.mix)?.name == "Early Morning Mix")
+        #expect(await Self.listed(c, "NetEase/Early Morning Mix") == Self.tracks(fixture, Self.mix).map(fixture.uri))
+        #expect(await c.send("listplaylist \"NetEase/Late Night Mix\"")
+            == "ACK [50@0] {listplaylist} No such playlist\n")
     }
 }

@@ -114,6 +114,19 @@ extension PlaylistEndpoints {
         public typealias Response = NetEaseEmptyResponse
     }
 
+    /// `playlist_name_update` (`/api/playlist/update/name`): renames one of the user's own playlists.
+    public struct Rename: NetEaseEndpoint {
+        public var id: Int64
+        public var name: String
+        public init(id: Int64, name: String) {
+            self.id = id
+            self.name = name
+        }
+        public var path: String { "/api/playlist/update/name" }
+        public var parameters: [String: JSONValue] { ["id": .int(id), "name": .string(name)] }
+        public typealias Response = NetEaseEmptyResponse
+    }
+
     /// `playlist_tracks` (`/api/playlist/manipulate/tracks`): adds, deletes or reorders songs of an own playlist
     /// (the liked-songs one included). The ids go as a JSON string of strings (`'["1","2"]'`), as NCM sends them.
     /// NetEase answers 512 now and then for a valid request; `NetEaseClient.changePlaylistTracks` retries that
