@@ -238,6 +238,16 @@ extension EndpointTests {
                                   cookies: me).code == 401)
         #expect(try harness.weapi("/api/playlist/remove", ["ids": "[2000000100]"], cookies: me).code == 401)
         #expect(try harness.weapi("/api/playlist/remove", ["ids": "[2000000000]"], cookies: me).code == 401)
+
+        // Renaming: the account's own playlist, to a name that is not empty; the liked-songs one keeps its name.
+        _ = try user("/api/playlist/update/name", ["id": id, "name": "改名 ✨"])
+        #expect(try user("/api/v6/playlist/detail", ["id": id]).object("playlist")?.string("name") == "改名 ✨")
+        #expect(try harness.weapi("/api/playlist/update/name", ["id": id, "name": " "], cookies: me).code == 400)
+        #expect(try harness.weapi("/api/playlist/update/name", ["id": 2_000_000_100, "name": "x"], cookies: me).code
+            == 401)
+        #expect(try harness.weapi("/api/playlist/update/name", ["id": 2_000_000_000, "name": "x"], cookies: me).code
+            == 401)
+        #expect(try harness.weapi("/api/playlist/update/name", ["id": 1, "name": "x"], cookies: me).code == 404)
         _ = try user("/api/playlist/remove", ["ids": "[\(id)]"])
         #expect(try harness.weapi("/api/v6/playlist/detail", ["id": id], cookies: me).code == 404)
     }

@@ -31,6 +31,8 @@ import Testing
               ["name": "secret", "privacy": "10", "type": "NORMAL"])
         check(PlaylistEndpoints.Remove(ids: [2_000_000_003]), "/api/playlist/remove", ["ids": "[2000000003]"])
         check(PlaylistEndpoints.Remove(ids: [1, 2]), "/api/playlist/remove", ["ids": "[1,2]"])
+        check(PlaylistEndpoints.Rename(id: 2_000_000_002, name: "早晨 Mix"), "/api/playlist/update/name",
+              ["id": 2_000_000_002, "name": "早晨 Mix"])
 
         let created = try decode(PlaylistEndpoints.Create.Response.self,
                                  #"{"code":200,"id":6781,"playlist":{"id":6781,"name":"新建","trackCount":0}}"#)
