@@ -203,6 +203,25 @@ import Testing
                 "\(Self.difference(Array(recorded.prefix(expected.count)), expected))")
     }
 
+    /// A seek in a NetEase song (a range request on the CDN) starts at the sample of that time, also when the
+    /// transfers around it break: a dropped connection and an expired URL, wherever they fall.
+    @Test func aSeekStartsAtTheSampleOfThatTimeAcrossBrokenTransfers() throws {
+        let fixture = try Fixture(quality: "lossless")
+        let player = Player(fixture)
+        let id = 5_000_031  // FLAC: a seek lands on the exact sample
+        fixture.server.inject(.dropBody(after: 30_000), for: FakeNetEaseServer.audioAlias(id))
+        fixture.server.inject(.status(403), for: FakeNetEaseServer.audioAlias(id))
+        try player.store.send(.add([Song(uri: fixture.uri(id))]))
+        try player.store.send(.seek(position: 0, seconds: 2.0))
+        #expect(player.waitUntilStopped())
+        let expected = Array(try player.reference(id)[(2 * 44100 * 4)...])
+        #expect(player.recorded == expected, "\(Self.difference(player.recorded, expected))")
+        #expect(player.partition.player.error == nil)
+        // The seek asked the CDN for a later byte range.
+        let ranges = fixture.server.requests.filter { $0.path.hasSuffix("/\(id).flac") }.compactMap { $0.headers["range"] }
+        #expect(ranges.contains { !$0.hasPrefix("bytes=0-") }, "\(ranges)")
+    }
+
     /// Playing a song again reuses its URL while it is fresh (no lookup); a URL NetEase revoked meanwhile is looked
     /// up again, and the song still plays.
     @Test func aSongPlayedAgainReusesItsURLUnlessItWasRevoked() throws {
