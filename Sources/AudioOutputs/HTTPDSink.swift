@@ -60,6 +60,8 @@ public final class HTTPDSink: AudioSink {
     private var encoder: (any AudioEncoding)?
     private var server: StreamServer?
     private var thread: POSIXThread?
+    /// While paused: up to when listeners have been sent silence (monotonic seconds).
+    private var silenceSentUntil: Double?
 
     public init(_ settings: Settings, encoders: any AudioEncoderFactory) {
         self.settings = settings
@@ -107,8 +109,40 @@ public final class HTTPDSink: AudioSink {
         server?.cancelQueues()
     }
 
-    /// Listeners stay connected while paused. (MPD also feeds them silence; without it most players wait.)
-    public func pause() {}
+    /// Listeners stay connected while paused, and hear silence (`whilePaused`).
+    public func pause() {
+        silenceSentUntil = nil
+    }
+
+    /// Silence for the time since the last call (at most half a second), encoded like the music, so listeners'
+    /// players keep the stream rather than time out; MPD's httpd output does the same. With nobody listening
+    /// there is nothing to send: a second later it looks again.
+    public func whilePaused() -> Double? {
+        guard let encoder, let server else { return nil }
+        let now = monotonicNow()
+        guard server.hasClients else {
+            silenceSentUntil = nil
+            return 1
+        }
+        let since = silenceSentUntil ?? now - Self.silenceStep
+        silenceSentUntil = now
+        let format = encoder.inputFormat
+        let frames = Int(min(0.5, max(0, now - since)) * Double(format.sampleRate))
+        guard frames > 0 else { return Self.silenceStep }
+        let silence = [UInt8](repeating: 0, count: frames * format.bytesPerFrame)
+        var output: [UInt8] = []
+        var failed = false
+        silence.withUnsafeBytes { raw in
+            do throws(OutputError) { try encoder.encode(raw, into: &output) } catch { failed = true }
+        }
+        // An encoder that cannot encode silence fails at the next `write` with a message; here it just stops.
+        guard !failed else { return nil }
+        server.broadcast(output)
+        return Self.silenceStep
+    }
+
+    /// How often silence goes out while paused.
+    static let silenceStep = 0.1
 
     /// Ends the stream: listeners get what the encoder still holds, then the connection closes; the port is
     /// released.
@@ -289,7 +323,7 @@ private final class StreamServer: Sendable {
     func stop(grace: Double) {
         state.withLock { state in
             state.stopping = true
-            state.deadline = Self.now() + grace
+            state.deadline = monotonicNow() + grace
             for index in state.clients.indices {
                 switch state.clients[index].phase {
                 case .request: state.clients[index].phase = .dropped
@@ -326,7 +360,7 @@ private final class StreamServer: Sendable {
             let done = state.withLock { state -> Bool in
                 removeDropped(&state)
                 if state.stopping {
-                    let left = state.deadline - Self.now()
+                    let left = state.deadline - monotonicNow()
                     if state.clients.isEmpty || left <= 0 { return true }
                     timeout = Int32(left * 1000) + 1
                 } else {
@@ -597,12 +631,13 @@ private final class StreamServer: Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }
+}
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+/// Seconds on the monotonic clock.
+private func monotonicNow() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// The parts of an HTTP request the stream needs. Nil until the request is complete (its blank line, or a

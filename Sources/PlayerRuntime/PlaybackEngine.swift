@@ -561,6 +561,8 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     private func outputLoop(_ runner: OutputRunner) {
         let state = OutputState(runner: runner, converters: converters, logger: logger)
+        /// While paused: when the sink wants its next `whilePaused` call (nil: never).
+        var nextPausedCall: Double?
         lock.lock()
         while !shutDown && !runner.detached {
             if !runner.enabled || runner.failed {
@@ -610,6 +612,21 @@ public final class PlaybackEngine: @unchecked Sendable {
                     if drain { state.drain() }
                     state.pause()
                     lock.lock()
+                    nextPausedCall = monotonicSeconds()
+                    continue
+                }
+                // A sink with work while paused (httpd's silence) is called when it asked to be; every other
+                // condition is looked at again first, so a wake-up meanwhile is not lost.
+                if state.isOpen, let due = nextPausedCall {
+                    let now = monotonicSeconds()
+                    if now >= due {
+                        lock.unlock()
+                        let next = state.whilePaused()
+                        lock.lock()
+                        nextPausedCall = next.map { monotonicSeconds() + $0 }
+                        continue
+                    }
+                    lock.wait(seconds: due - now)
                     continue
                 }
                 lock.wait()
@@ -815,6 +832,8 @@ private final class OutputState {
         isPaused = true
         clockStart = nil
     }
+
+    func whilePaused() -> Double? { sink?.whilePaused() }
 
     func close(drain: Bool) {
         guard let sink else { return }

@@ -336,4 +336,40 @@ func splitICY(_ stream: [UInt8], metaint: Int) -> (audio: [UInt8], titles: [Stri
         #expect(sink.listenerCount == 1)
         sink.close()
     }
+
+    /// Paused, listeners hear silence at about the stream's pace (MPD's httpd output), so their players keep the
+    /// stream; with nobody listening the sink only looks again a second later.
+    @Test func pausedListenersHearSilence() throws {
+        let sink = Self.makeSink()
+        let format = try sink.open(.cd)
+        #expect(sink.whilePaused() == 1)
+        let client = try TestClient(port: try #require(sink.port))
+        client.send("GET / HTTP/1.0\r\n\r\n")
+        #expect(waitUntil { sink.listenerCount == 1 })
+        let music = testPCM(format, frames: 1000, seed: 3)
+        try write(sink, music)
+        #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
+        #expect(firstDifference(client.read(44 + music.count), WAVTestEncoder(format).header + music) == nil)
+
+        sink.pause()
+        let start = Date()
+        for _ in 0..<5 {
+            #expect(sink.whilePaused() == 0.1)
+            usleep(100_000)
+        }
+        let seconds = Date().timeIntervalSince(start)
+        // The first call sends a step of silence, each later one the time since the one before.
+        let expected = Int(seconds * Double(format.sampleRate)) * format.bytesPerFrame
+        let silence = client.read(expected / 2)
+        #expect(silence.count == expected / 2)
+        #expect(silence.allSatisfy { $0 == 0 })
+        // Playing again continues the stream with the music.
+        let more = testPCM(format, frames: 1000, seed: 4)
+        try write(sink, more)
+        sink.close()
+        let rest = client.readToEnd()
+        #expect(rest.count >= more.count && rest.count < expected)
+        #expect(Array(rest.suffix(more.count)) == more)
+        #expect(rest.dropLast(more.count).allSatisfy { $0 == 0 })
+    }
 }

@@ -6,6 +6,7 @@ CHECK: the function name of a check (or a glob such as 'netease_*') to run only 
 Starts NoSignal on free loopback ports with temporary configurations, drives it with the clients and prints
 one line per check and a closing 'N passed, N failed' line. Exits non-zero if any check failed.
 """
+import array
 import fnmatch
 import json
 import os
@@ -450,6 +451,14 @@ def httpd_stream(_):
                f"decoded {len(decode.stdout)} bytes: {decode.stderr[-300:]!r}")
         _, outputs = s.mpc("outputs")
         expect("(stream) is enabled" in outputs, outputs)
+        # Paused, the stream goes on with silence (as MPD's does), so a listener keeps playing instead of waiting.
+        s.mpc("pause")
+        paused = subprocess.run(["ffmpeg", "-hide_banner", "-nostdin", "-t", "1.5", "-i", url, "-f", "s16le", "-"],
+                                capture_output=True, timeout=30)
+        samples = array.array("h", paused.stdout[:len(paused.stdout) // 2 * 2])
+        # (The first moments may still be music: the last chunk before the pause, and the encoder's delay.)
+        expect(paused.returncode == 0 and len(samples) >= 44100 * 2 and max(map(abs, samples[44100 // 2:])) < 64,
+               f"paused: {len(samples)} samples, {paused.stderr[-300:]!r}")
     finally:
         s.stop()
 

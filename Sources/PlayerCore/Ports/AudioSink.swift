@@ -19,10 +19,15 @@ public protocol AudioSink: AnyObject {
     var keepsTime: Bool { get }
     /// The current song's tags changed (httpd sends them as ICY metadata). Default: ignored.
     func sendTags(_ tags: [Song.Tag])
+    /// Called again and again while playback is paused and the device stays open; returns the seconds until the
+    /// next call, or nil (the default) when the sink has nothing to do while paused. The httpd output feeds its
+    /// listeners silence there, as MPD's does, so their players do not give up on a stream that went quiet.
+    func whilePaused() -> Double?
 }
 
 extension AudioSink {
     public func sendTags(_ tags: [Song.Tag]) {}
+    public func whilePaused() -> Double? { nil }
 }
 
 /// A failing output: the text is logged and the output disabled, the others keep playing.
