@@ -153,6 +153,14 @@ func splitICY(_ stream: [UInt8], metaint: Int) -> (audio: [UInt8], titles: [Stri
                   encoders: WAVTestEncoderFactory())
     }
 
+    /// A listener connected with a plain request, once the sink counts it.
+    static func listen(to sink: HTTPDSink, sourceLocation: SourceLocation = #_sourceLocation) throws -> TestClient {
+        let client = try TestClient(port: try #require(sink.port, sourceLocation: sourceLocation))
+        client.send("GET / HTTP/1.0\r\n\r\n")
+        #expect(waitUntil { sink.listenerCount == 1 }, sourceLocation: sourceLocation)
+        return client
+    }
+
     @Test func aListenerGetsTheHeaderThenTheStream() throws {
         let sink = Self.makeSink()
         let accepted = try sink.open(AudioFormat(sampleRate: 48000, sampleFormat: .float, channels: 2))
@@ -319,9 +327,7 @@ func splitICY(_ stream: [UInt8], metaint: Int) -> (audio: [UInt8], titles: [Stri
     @Test func listenersStayAcrossSongsAndCancel() throws {
         let sink = Self.makeSink()
         let format = try sink.open(.cd)
-        let client = try TestClient(port: try #require(sink.port))
-        client.send("GET / HTTP/1.0\r\n\r\n")
-        #expect(waitUntil { sink.listenerCount == 1 })
+        let client = try Self.listen(to: sink)
         let first = testPCM(format, frames: 1000, seed: 1)
         try write(sink, first)
         #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
@@ -343,9 +349,7 @@ func splitICY(_ stream: [UInt8], metaint: Int) -> (audio: [UInt8], titles: [Stri
         let sink = Self.makeSink()
         let format = try sink.open(.cd)
         #expect(sink.whilePaused() == 1)
-        let client = try TestClient(port: try #require(sink.port))
-        client.send("GET / HTTP/1.0\r\n\r\n")
-        #expect(waitUntil { sink.listenerCount == 1 })
+        let client = try Self.listen(to: sink)
         let music = testPCM(format, frames: 1000, seed: 3)
         try write(sink, music)
         #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
