@@ -159,32 +159,13 @@ public final class CookieJar: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Writes a sibling temporary file created with mode 0600 (`O_EXCL`, so never a moment with wider
-    /// permissions and never someone else's file), then renames it over the jar: a crash leaves the old file or
-    /// the new one, not half of one.
+    /// Writes the jar as a private file (mode 0600), whole or not at all.
     static func save(_ cookies: [Cookie], to file: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .secondsSince1970
         let data = try encoder.encode(cookies)
-        let temporary = file + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CookieJarError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var ok = fchmod(descriptor, 0o600) == 0
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while ok, offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 { ok = false } else { offset += written }
-            }
-        }
-        ok = ok && fsync(descriptor) == 0
-        close(descriptor)
-        guard ok, rename(temporary, file) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CookieJarError("cannot write \(file): \(reason)")
-        }
+        do { try PrivateFile.write(data, to: file) } catch { throw CookieJarError(error.description) }
     }
 }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import NetEase
+import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
 import Synchronization
@@ -10,12 +11,15 @@ import Synchronization
 /// and listening ranking (听歌排行) stay true. A song counts once it has really been heard for half its length or
 /// four minutes (Last.fm's rule, which NetEase's own clients approximate); it is reported when it stops playing,
 /// with the seconds heard. Reports go out on a background queue; a failed one waits and is retried later, so
-/// playback never waits for NetEase.
+/// playback never waits for NetEase. Reports still waiting are kept in a file (mode 0600: it is listening
+/// history), so a restart does not lose them.
 public final class NetEaseScrobbler: Sendable {
     let service: NetEaseService
     private let observe: @Sendable () -> PlayTracker.Observation
     private let interval: Double
     private let retryPause: Duration
+    /// Where the waiting reports are kept; nil: in memory only.
+    private let file: String?
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "nosignal.netease.scrobble")
     /// Guarded by `state`'s lock. Made by `start` only: libdispatch traps when a source that was never resumed is
@@ -29,7 +33,7 @@ public final class NetEaseScrobbler: Sendable {
         var sending = false
     }
 
-    struct Report: Sendable, Equatable {
+    struct Report: Sendable, Equatable, Codable {
         var songID: Int64
         var seconds: Int
     }
@@ -37,18 +41,34 @@ public final class NetEaseScrobbler: Sendable {
     /// At most this many reports wait for NetEase; older ones are dropped.
     static let maximumPending = 500
 
-    /// `observe` reads what plays now (called on the scrobbler's queue every `interval` seconds).
+    /// `observe` reads what plays now (called on the scrobbler's queue every `interval` seconds). Reports left
+    /// waiting in `file` by an earlier run are sent with the next ones.
     public init(service: NetEaseService, interval: Double = 0.5, retryPause: Duration = .seconds(60),
-                observe: @escaping @Sendable () -> PlayTracker.Observation) {
+                file: String? = nil, observe: @escaping @Sendable () -> PlayTracker.Observation) {
         self.service = service
         self.interval = interval
         self.retryPause = retryPause
+        self.file = file
         self.observe = observe
+        if let file, let data = FileManager.default.contents(atPath: file) {
+            do {
+                let waiting = try JSONDecoder().decode([Report].self, from: data)
+                state.withLock { $0.pending = waiting }
+                if !waiting.isEmpty { service.logger.info("NetEase: \(waiting.count) scrobbles from before to send") }
+            } catch {
+                service.logger.warning("NetEase: ignoring the unreadable scrobbles file \(file): \(error)")
+            }
+        }
     }
 
-    /// Watches the default partition of `store`, with elapsed time from `audio`.
+    /// The file beside the cookie file that keeps the reports still to send.
+    public static let fileName = "netease-scrobbles"
+
+    /// Watches the default partition of `store`, with elapsed time from `audio`; the waiting reports are kept
+    /// beside the cookie file.
     public convenience init(service: NetEaseService, store: PlayerStore, audio: AudioPlayer) {
-        self.init(service: service) {
+        let folder = (service.settings.cookieFile as NSString).deletingLastPathComponent
+        self.init(service: service, file: PathExpander.join(folder, Self.fileName)) {
             let partition = PlayerState.defaultPartition
             guard let state = store.partition(partition), state.player.state != .stop,
                   let order = state.player.currentOrder, order < state.queue.order.count
@@ -87,6 +107,7 @@ public final class NetEaseScrobbler: Sendable {
             state.withLock { state in
                 state.pending.append(Report(songID: id, seconds: Int(play.played.rounded())))
                 if state.pending.count > Self.maximumPending { state.pending.removeFirst() }
+                save(state.pending)
             }
         }
         sendPending()
@@ -120,15 +141,36 @@ public final class NetEaseScrobbler: Sendable {
                 state.pending.removeFirst(min(sent, state.pending.count))
                 state.sending = false
                 state.retryAfter = failure.map { _ in ContinuousClock.now + retryPause }
+                if sent > 0 { save(state.pending) }
             }
             if let failure {
                 if case .loginRequired = failure {
                     // Not logged in: nothing to report to.
-                    state.withLock { $0.pending.removeAll() }
+                    state.withLock { state in
+                        state.pending.removeAll()
+                        save(state.pending)
+                    }
                 } else {
                     service.logger.warning("NetEase: cannot scrobble (\(failure)); \(batch.count - sent) to retry in \(retryPause)")
                 }
             }
+        }
+    }
+}
+
+extension NetEaseScrobbler {
+    /// Keeps the waiting reports in the file (called under the state's lock, so writes come in order; they are
+    /// rare: a finished song, a batch sent). No report waiting: no file.
+    private func save(_ pending: [Report]) {
+        guard let file else { return }
+        if pending.isEmpty {
+            unlink(file)
+            return
+        }
+        do {
+            try PrivateFile.write(try JSONEncoder().encode(pending), to: file)
+        } catch {
+            service.logger.warning("NetEase: cannot keep the scrobbles to send in \(file): \(error)")
         }
     }
 }

@@ -66,6 +66,36 @@ import Testing
         #expect(json["type"] as? String == "song")
     }
 
+    /// Reports still waiting survive a restart: they are kept in a private file, sent by the next scrobbler, and
+    /// the file goes once nothing waits.
+    @Test func waitingReportsAreKeptAcrossARestart() async throws {
+        let fixture = try Fixture()
+        let file = fixture.root + "/data/" + NetEaseScrobbler.fileName
+        let feed = Mutex<[Observation]>([])
+        let song = fixture.uri(5_000_011)
+        feed.withLock { $0 = [0.5, 1.5, 2.5, 3.5, 4.5].map { Self.playing(7, song, $0) } + [Observation()] }
+        fixture.server.inject(.status(500), for: "/api/feedback/weblog")
+        let first = NetEaseScrobbler(service: fixture.service, interval: 1, retryPause: .seconds(3600), file: file) {
+            feed.withLock { $0.isEmpty ? Observation() : $0.removeFirst() }
+        }
+        for _ in 0..<6 { first.tick() }
+        #expect(await waitUntil { fixture.server.requests(for: "/api/feedback/weblog").count == 1 })
+        #expect(first.pendingReports == [.init(songID: 5_000_011, seconds: 5)])
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
+
+        // The next run (NetEase answers again) sends it with its first look, and the file goes.
+        let second = NetEaseScrobbler(service: fixture.service, interval: 1, retryPause: .zero, file: file) {
+            Observation()
+        }
+        #expect(second.pendingReports == [.init(songID: 5_000_011, seconds: 5)])
+        second.tick()
+        #expect(await waitUntil { second.pendingReports.isEmpty })
+        #expect(fixture.server.requests(for: "/api/feedback/weblog").count == 2)
+        #expect(fixture.server.scrobbles.last.map { [$0.id, Int($0.time)] } == [5_000_011, 5])
+        #expect(await waitUntil { !FileManager.default.fileExists(atPath: file) })
+    }
+
     func waitUntil(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<500 {
             if condition() { return true }
