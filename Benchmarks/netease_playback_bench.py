@@ -3,8 +3,8 @@
 server on loopback, reported as a ratio.
 
 Usage: netease_playback_bench.py [PATH/TO/nosignal] [--rounds N] [--latency MS]
-  defaults: .build/release/nosignal (fake-netease from the same folder), --rounds 20 (at most 22 distinct songs),
-  --latency 50
+  defaults: .build/release/nosignal (fake-netease from the same folder), --rounds 11 (two new songs a round, 22
+  in the catalogue), --latency 50
 
 One fake-netease whose every answer (API calls and the CDN's audio) is held back LATENCY ms (the control API's
 `delay` fault), and one NoSignal logged in with the demo cookie, `sync_interval "0"`, a `fifo` output read by a
@@ -12,9 +12,11 @@ thread that timestamps every read. The local file is a copy of the very MP3 the 
 (song 5000011 at `exhigh`), so both starts decode the same bytes; only where they come from differs.
 
 Each round: `stop`, `clear`, `add` a song, then `play 0` is timed until the first PCM byte leaves the fifo — for a
-NetEase song not played before (the stream URL lookup, `song_url_v1` over eapi, then the CDN's response: two
-round trips of LATENCY ms, plus libavformat's probing reads), for the local file, and for that NetEase song
-again (its URL is kept while fresh, so only the CDN's round trip). Prints the medians and the ratios.
+NetEase song not played before, `play` sent at once after `add` (the stream URL lookup, `song_url_v1` over eapi,
+started by the `add`, then the CDN's response: up to two round trips of LATENCY ms, plus libavformat's probing
+reads); for another new NetEase song `play` sent 0.2 s after its `add` (NoSignal looks up the song `play` would
+start while stopped, so only the CDN's round trip is left); for the local file; and for the first NetEase song
+again (its URL is kept while fresh). Prints the medians and the ratios.
 """
 import argparse
 import os
@@ -76,7 +78,7 @@ class FifoReader:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?", default=".build/release/nosignal")
-    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--latency", type=float, default=50, help="ms added to every answer of the fake")
     args = parser.parse_args()
     found = executables(args.binary, "playback")
@@ -113,14 +115,15 @@ def main():
         body = json.dumps({"path": "/", "fault": "delay", "value": args.latency / 1000, "count": 1_000_000}).encode()
         urllib.request.urlopen(urllib.request.Request(fake.url + "/__fake/fault", data=body), timeout=10).read()
 
-        rows = ["local file", "NetEase, first play", "NetEase, played again"]
+        rows = ["local file", "NetEase, add + play", "NetEase, first play", "NetEase, played again"]
         samples = {name: [] for name in rows}
 
-        def start(uri):
+        def start(uri, pause=0.2):
             client.raw("stop")
             client.raw("clear")
-            client.raw(f'add "{uri}"')
             time.sleep(0.2)
+            client.raw(f'add "{uri}"')
+            time.sleep(pause)
             started = time.monotonic()
             client.raw("play 0")
             return reader.first_after(started)
@@ -129,12 +132,13 @@ def main():
         for uri in ("local.mp3", f"netease://song/{SONG_ID}", "local.mp3"):
             start(uri)
         for index in range(args.rounds):
-            # A song not played before (its URL must be looked up), the local file, and the song again (its URL
-            # is still fresh: no lookup, only the CDN's answer).
-            fresh = f"netease://song/{FRESH_IDS[index % len(FRESH_IDS)]}"
-            for name, uri in (("NetEase, first play", fresh), ("local file", "local.mp3"),
-                              ("NetEase, played again", fresh)):
-                first = start(uri)
+            # Two songs not played before (their URLs must be looked up): one played at once after its `add`, one
+            # a moment later; the local file; and the first song again (its URL is still fresh).
+            fresh = f"netease://song/{FRESH_IDS[(2 * index) % len(FRESH_IDS)]}"
+            other = f"netease://song/{FRESH_IDS[(2 * index + 1) % len(FRESH_IDS)]}"
+            for name, uri, pause in (("NetEase, add + play", fresh, 0), ("NetEase, first play", other, 0.2),
+                                     ("local file", "local.mp3", 0.2), ("NetEase, played again", fresh, 0.2)):
+                first = start(uri, pause)
                 if first is not None:
                     samples[name].append(first)
         client.raw("stop")
@@ -144,8 +148,8 @@ def main():
             value = statistics.median(samples[name])
             ratio = "" if name == "local file" else f"   ratio {value / local:.1f}×"
             print(f"  {name:22} {value * 1000:8.1f} ms{ratio}")
-        print(f"  (network floor: first play 2 × {args.latency:.0f} ms — song_url_v1, then the CDN; played again "
-              f"1 × {args.latency:.0f} ms)")
+        print(f"  (network floor: add + play 2 × {args.latency:.0f} ms — song_url_v1, then the CDN; a first play a "
+              f"moment after the add and a play again 1 × {args.latency:.0f} ms)")
     finally:
         if reader is not None:
             reader.stop()

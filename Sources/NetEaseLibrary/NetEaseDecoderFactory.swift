@@ -4,6 +4,7 @@ import Logging
 import NetEase
 import NoSignalConfig
 import PlayerCore
+import PlayerRuntime
 
 /// Plays `netease://song/<id>`: the player's decoder factory with NetEase in front of FFmpeg. The stream URL is
 /// looked up when the song is about to play (`prepare`, called when the song becomes the queued next one, so the
@@ -42,6 +43,27 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
         let lookups = lookups
         DispatchQueue.global(qos: .userInitiated).async {
             lookups.finish(id, Result { () throws(NetEaseStreamProblem) in try service.streamGrant(for: id) })
+        }
+    }
+
+    /// While the partition is stopped, the song `play` would start (the current one, else the first) is looked up
+    /// ahead whenever the queue or the player changes: `add` then `play` a moment later waits only for the CDN,
+    /// one round trip instead of two. A song with a fresh URL or a lookup in flight is not asked again, and other
+    /// songs cost nothing. Call it after the state file is restored: a restored queue needs no request.
+    public func lookUpAhead(in store: PlayerStore, partition: String = PlayerState.defaultPartition) {
+        store.observe { [self] changes in
+            let relevant = changes.contains { change in
+                [.queue, .player].contains(change.kind) && (change.partition ?? partition) == partition
+            }
+            guard relevant else { return }
+            // Observers run under the store's lock: the state is read from elsewhere.
+            DispatchQueue.global(qos: .utility).async { [self] in
+                guard let state = store.partition(partition), state.player.state == .stop else { return }
+                let order = state.player.currentOrder ?? 0
+                guard order < state.queue.order.count else { return }
+                let uri = state.queue.items[state.queue.order[order]].song.uri
+                if Self.songID(uri) != nil { prepare(uri) }
+            }
         }
     }
 

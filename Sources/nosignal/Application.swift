@@ -79,9 +79,11 @@ struct Application {
             }
         }
         let ffmpeg = FFmpegDecoderFactory(remote: CurlInputFactory())
-        let decoders: any AudioDecoderFactory = neteaseService.map {
+        let netEaseDecoders = neteaseService.map {
             NetEaseDecoderFactory(inner: ffmpeg, service: $0, radio: NetEaseRadio(service: $0, store: store))
-        } ?? ffmpeg
+        }
+        self.netEaseDecoders = netEaseDecoders
+        let decoders: any AudioDecoderFactory = netEaseDecoders ?? ffmpeg
         let audio = AudioPlayer(store: store, decoders: decoders,
                                 converters: FFmpegPCMConverterFactory(),
                                 settings: engineSettings, locate: { song in
@@ -175,6 +177,7 @@ struct Application {
     private let watcher: DirectoryWatcher?
     private let catalog: NetEaseCatalog?
     private let scrobbler: NetEaseScrobbler?
+    private let netEaseDecoders: NetEaseDecoderFactory?
 
     func run() async throws {
         let service = self.service
@@ -182,6 +185,7 @@ struct Application {
         let store = service.context.store
         let effects = Task { await store.runEffects() }
         await stateSaver?.restore(into: store, database: service.context.database)
+        netEaseDecoders?.lookUpAhead(in: store)
         // MPD updates an empty database on start.
         if let library, (try? library.isEmpty) ?? false {
             do { try library.enqueueUpdate(uri: "", discard: false) } catch { logger.error("cannot update: \(error)") }

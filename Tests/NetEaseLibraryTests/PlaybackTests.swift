@@ -23,14 +23,16 @@ import Testing
         let audio: AudioPlayer
         let recording: String
 
+        let decoders: NetEaseDecoderFactory
+
         init(_ fixture: Fixture) {
             self.fixture = fixture
             recording = fixture.root + "/out.raw"
             store = PlayerStore(state: PlayerState(maximumQueueLength: 64, volume: 100), logger: Fixture.quiet)
             let radio = NetEaseRadio(service: fixture.service, store: store)
+            decoders = NetEaseDecoderFactory(inner: FFmpegDecoderFactory(), service: fixture.service, radio: radio)
             audio = AudioPlayer(store: store,
-                                decoders: NetEaseDecoderFactory(inner: FFmpegDecoderFactory(), service: fixture.service,
-                                                                radio: radio),
+                                decoders: decoders,
                                 converters: FFmpegPCMConverterFactory(), locate: { $0.uri }, logger: Fixture.quiet)
             let config = "pcm.out { type file; slave.pcm { type null }; file \"\(recording)\"; format \"raw\" }"
             audio.addOutput(OutputDescription(id: 0, name: "recorder", plugin: "alsa",
@@ -220,6 +222,32 @@ import Testing
         // The seek asked the CDN for a later byte range.
         let ranges = fixture.server.requests.filter { $0.path.hasSuffix("/\(id).flac") }.compactMap { $0.headers["range"] }
         #expect(ranges.contains { !$0.hasPrefix("bytes=0-") }, "\(ranges)")
+    }
+
+    /// Stopped, the song `play` would start is looked up as soon as it is added (or made current), so `play`
+    /// itself asks NetEase nothing; local songs and songs already looked up are not asked again.
+    @Test func theSongPlayWouldStartIsLookedUpAheadWhileStopped() throws {
+        let fixture = try Fixture()
+        let player = Player(fixture)
+        player.decoders.lookUpAhead(in: player.store)
+        let lookups = { fixture.server.requests.filter { $0.apiPath == "/api/song/enhance/player/url/v1" } }
+        try player.store.send(.add([5_000_011, 5_000_021].map { Song(uri: fixture.uri($0)) }))
+        #expect(player.wait { lookups().count == 1 })
+        #expect(lookups().first?.paramsText.contains("5000011") == true)
+        // The current song changes while stopped (`previous`/`next` move it, as does a `play` that ended).
+        try player.store.send(.play(position: 1))
+        #expect(player.waitUntilStopped())
+        try player.store.send(.add([Song(uri: fixture.uri(5_000_012))]))
+        usleep(300_000)
+        // Song 2 stays current and its URL is fresh: nothing more is asked.
+        #expect(lookups().count == 2)
+        try player.store.send(.play(position: 0))
+        #expect(player.waitUntilStopped())
+        // Only the song added last was new (looked up while the one before it played).
+        #expect(lookups().count == 3)
+        // (The output's file holds the last play: it is written anew when the output opens.)
+        #expect(player.recorded == (try player.reference(5_000_011)) + (try player.reference(5_000_021))
+            + (try player.reference(5_000_012)))
     }
 
     /// Playing a song again reuses its URL while it is fresh (no lookup); a URL NetEase revoked meanwhile is looked
