@@ -114,10 +114,10 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let id = server.clients.register(partition: PlayerState.defaultPartition,
-                                         limit: server.settings.maxConnections) { event in
+                                         limit: server.settings.maxConnections) { _ in
             eventLoop.execute {
                 let (handler, context) = bound.value
-                handler.deliver(event, context: context)
+                handler.deliverEvents(context: context)
             }
         }
         guard let id else {
@@ -149,6 +149,8 @@ final class MPDConnectionHandler: ChannelInboundHandler {
             waitingLines.append(line)
             return
         }
+        deliverEvents(context: context)
+        guard !closing else { return }
         apply(session.handle(line: line), context: context)
     }
 
@@ -169,11 +171,12 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func deliver(_ event: SessionEvent, context: ChannelHandlerContext) {
-        guard let session, !closing else { return }
-        switch event {
-        case .idle(let flags): apply(session.receive(flags), context: context)
-        }
+    /// Hands the session the events broadcast to this client so far: when a wake-up arrives, and before each
+    /// command line, since the event loop may read a line before it runs the wake-up queued ahead of it.
+    private func deliverEvents(context: ChannelHandlerContext) {
+        guard let session, !closing, let clientID else { return }
+        let flags = server.clients.takeEvents(clientID)
+        if !flags.isEmpty { apply(session.receive(flags), context: context) }
     }
 
     private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
@@ -221,6 +224,8 @@ final class MPDConnectionHandler: ChannelInboundHandler {
 
     private func drainWaitingLines(context: ChannelHandlerContext) {
         while let session, !closing, !session.isSuspended, let line = waitingLines.popFirst() {
+            deliverEvents(context: context)
+            guard !closing else { return }
             apply(session.handle(line: line), context: context)
         }
     }

@@ -74,6 +74,8 @@ public final class ClientRegistry: Sendable {
         var partition: String
         var subscriptions: Set<String> = []
         var messages: [(channel: String, text: [UInt8])] = []
+        /// Events broadcast and not yet taken by the client (`takeEvents`).
+        var events: IdleSubsystems = []
         let mailbox: Mailbox
     }
 
@@ -110,12 +112,25 @@ public final class ClientRegistry: Sendable {
     public func setPartition(_ id: Int, _ partition: String) { inner.withLock { $0.entries[id]?.partition = partition } }
 
     /// Delivers idle flags to every client of `partition` (every client when nil).
+    /// Records the events for every client of `partition` (all for nil) and wakes them through their mailboxes.
+    /// A client takes what was recorded with `takeEvents` before it reads a command, so a command sent after an
+    /// event was broadcast always sees it, however late the wake-up runs.
     public func broadcast(_ flags: IdleSubsystems, partition: String?) {
         guard !flags.isEmpty else { return }
         inner.withLock { inner in
-            for entry in inner.entries.values where partition == nil || entry.partition == partition {
+            for (key, entry) in inner.entries where partition == nil || entry.partition == partition {
+                inner.entries[key]?.events.formUnion(flags)
                 entry.mailbox(.idle(flags))
             }
+        }
+    }
+
+    /// The events broadcast to the client since it last took them.
+    public func takeEvents(_ id: Int) -> IdleSubsystems {
+        inner.withLock { inner in
+            guard let events = inner.entries[id]?.events, !events.isEmpty else { return [] }
+            inner.entries[id]?.events = []
+            return events
         }
     }
 
@@ -164,7 +179,10 @@ public final class ClientRegistry: Sendable {
                 guard entry.subscriptions.contains(channel), entry.messages.count < Self.maximumMessages else {
                     continue
                 }
-                if entry.messages.isEmpty { entry.mailbox(.idle(.message)) }
+                if entry.messages.isEmpty {
+                    entry.events.formUnion(.message)
+                    entry.mailbox(.idle(.message))
+                }
                 entry.messages.append((channel, text))
                 inner.entries[key] = entry
                 sent = true
