@@ -132,6 +132,19 @@ def stop_process(proc, wait=20):
         proc.wait()
 
 
+def connect_when_up(port, proc, log_name, what, timeout=30):
+    """A `Client` once the server started as `proc` accepts connections on `port`; an error when it exits first or
+    `timeout` seconds pass (see its log)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            return Client(port)
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"{what} did not start; see {log_name}")
+            time.sleep(0.05)
+
+
 class Ack(Exception):
     pass
 
@@ -200,15 +213,7 @@ class Server:
         self.log = open(os.path.join(self.dir, "server.log"), "w")
         env = dict(os.environ, HOME=os.path.join(self.dir, "home"))
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while True:
-            try:
-                self.client = Client(self.port)
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"{kind} did not start; see {self.log.name}")
-                time.sleep(0.05)
+        self.client = connect_when_up(self.port, self.proc, self.log.name, kind)
         self.wait_for_update(30)
 
     def wait_for_update(self, timeout):

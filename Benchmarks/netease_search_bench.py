@@ -42,7 +42,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from library_bench import Ack, Client, free_port, make_library, stop_process  # noqa: E402
+from library_bench import Ack, connect_when_up, free_port, make_library, stop_process  # noqa: E402
 
 # Titles, album names and artist names of the fake's demo catalogue (Sources/FakeNetEase/DemoCatalog.swift).
 CATALOGUE_WORDS = [
@@ -122,15 +122,7 @@ class NoSignal:
         self.log = open(os.path.join(self.dir, "server.log"), "w")
         self.proc = subprocess.Popen([binary, "--config", conf], env=env, stdout=self.log, stderr=self.log,
                                      stdin=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while True:
-            try:
-                self.client = Client(self.port)
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"NoSignal did not start; see {self.log.name}")
-                time.sleep(0.05)
+        self.client = connect_when_up(self.port, self.proc, self.log.name, "NoSignal")
         # An empty database at start: NoSignal scans the music directory; wait for it.
         self.client.raw("update")
         deadline = time.time() + 300

@@ -114,7 +114,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let id = server.clients.register(partition: PlayerState.defaultPartition,
-                                         limit: server.settings.maxConnections) { _ in
+                                         limit: server.settings.maxConnections) {
             eventLoop.execute {
                 let (handler, context) = bound.value
                 handler.deliverEvents(context: context)

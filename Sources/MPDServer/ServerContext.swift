@@ -56,19 +56,15 @@ public final class ServerContext: Sendable {
     }
 }
 
-/// Events a session reacts to besides its own input.
-public enum SessionEvent: Sendable {
-    case idle(IdleSubsystems)
-}
-
-/// The connected clients: their idle mailboxes and their client-to-client message channels
-/// (`src/client/Subscribe.cxx`, `src/command/MessageCommands.cxx`). Delivery only enqueues onto the client's
-/// own event loop, so it is safe to call from a store observer.
+/// The connected clients: their idle events, the wake-ups that hand them over, and their client-to-client message
+/// channels (`src/client/Subscribe.cxx`, `src/command/MessageCommands.cxx`). A wake-up only enqueues onto the
+/// client's own event loop, so it is safe to call from a store observer.
 public final class ClientRegistry: Sendable {
     static let maximumSubscriptions = 16
     static let maximumMessages = 64
 
-    public typealias Mailbox = @Sendable (SessionEvent) -> Void
+    /// Tells a client that events wait for it (`takeEvents`).
+    public typealias Mailbox = @Sendable () -> Void
 
     struct Entry {
         var partition: String
@@ -120,7 +116,7 @@ public final class ClientRegistry: Sendable {
         inner.withLock { inner in
             for (key, entry) in inner.entries where partition == nil || entry.partition == partition {
                 inner.entries[key]?.events.formUnion(flags)
-                entry.mailbox(.idle(flags))
+                entry.mailbox()
             }
         }
     }
@@ -181,7 +177,7 @@ public final class ClientRegistry: Sendable {
                 }
                 if entry.messages.isEmpty {
                     entry.events.formUnion(.message)
-                    entry.mailbox(.idle(.message))
+                    entry.mailbox()
                 }
                 entry.messages.append((channel, text))
                 inner.entries[key] = entry

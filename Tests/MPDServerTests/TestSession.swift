@@ -12,7 +12,7 @@ final class TestSession {
 
     init(server: ServerContext, isLocal: Bool = false) async {
         self.server = server
-        id = server.clients.register(partition: PlayerState.defaultPartition) { _ in }!
+        id = server.clients.register(partition: PlayerState.defaultPartition) {}!
         let settings = server.settings
         session = Session(client: ClientState(id: id, isLocal: isLocal,
                                               permission: isLocal ? settings.localPermissions : settings.defaultPermissions),

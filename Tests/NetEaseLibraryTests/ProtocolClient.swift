@@ -36,7 +36,7 @@ final class ProtocolClient: @unchecked Sendable {
                                playlists: fixture.playlists, catalog: fixture.catalog, logger: Fixture.quiet)
         let announced = self.announced
         store.observe { announced.append($0) }
-        let id = server.clients.register(partition: PlayerState.defaultPartition) { _ in }!
+        let id = server.clients.register(partition: PlayerState.defaultPartition) {}!
         session = Session(client: ClientState(id: id, isLocal: true, permission: settings.localPermissions),
                           server: server)
     }
