@@ -74,7 +74,7 @@ public final class ALSAMixer: HardwareMixer {
                 }
             }
             guard let normalized = VolumeMapping.playbackVolume(of: element) else { return nil }
-            let percent = Int((normalized * 100).rounded())
+            let percent = Int(saturating: (normalized * 100).rounded())
             if state.resulting >= 0, percent == state.resulting { return state.desired }
             state.desired = -1
             state.resulting = -1
@@ -93,7 +93,7 @@ public final class ALSAMixer: HardwareMixer {
                                   + "on \"\(settings.device)\": \(Self.describe(err))")
             }
             state.desired = percent
-            state.resulting = VolumeMapping.playbackVolume(of: element).map { Int(($0 * 100).rounded()) } ?? -1
+            state.resulting = VolumeMapping.playbackVolume(of: element).map { Int(saturating: ($0 * 100).rounded()) } ?? -1
         }
     }
 

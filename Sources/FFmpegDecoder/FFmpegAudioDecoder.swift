@@ -273,13 +273,19 @@ public final class FFmpegAudioDecoder: AudioDecoding {
 
     // MARK: Seeking
 
+    /// `UInt32.max` milliseconds: the furthest a client can ask for (`MPDTime`).
+    static let longestSeek = 4_294_967.295
+
     public func seek(to seconds: Double) throws(DecoderError) {
         guard let formatContext, let codecContext else { throw DecoderError("Failed to seek \"\(location)\"") }
         if let pb = formatContext.pointee.pb, pb.pointee.seekable == 0 {
             throw DecoderError("Failed to seek \"\(location)\": the stream is not seekable")
         }
         let rate = AVRational(num: 1, den: Int32(format.sampleRate))
-        let target = max(0, Int64((max(0, seconds) * Double(format.sampleRate)).rounded()))
+        // Clamped to MPD's longest seek (2^32 ms), far past the end of any song, so that no arithmetic below or in
+        // FFmpeg's rescaling can overflow.
+        let seconds = min(max(0, seconds), Self.longestSeek)
+        let target = Int64((seconds * Double(format.sampleRate)).rounded())
         // Not clamped at 0: before sample 0 there may be packets (AAC priming, Opus pre-skip) the codec needs
         // to warm up; seeking to a negative timestamp reaches the first packet.
         let from = target - seekPreroll

@@ -305,7 +305,7 @@ public final class MusicLibrary: Sendable {
             let songs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0
             let playtime = try Double.fetchOne(db, sql: "SELECT TOTAL(duration) FROM song") ?? 0
             let update = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'db_update'")
-            return LibraryStats(artists: artists, albums: albums, songs: songs, playtime: Int64(playtime),
+            return LibraryStats(artists: artists, albums: albums, songs: songs, playtime: Int64(saturating: playtime),
                                 lastUpdate: update.flatMap { Int64($0) })
         }
     }

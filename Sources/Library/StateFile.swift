@@ -76,7 +76,7 @@ public enum StateFile {
         }
     }
 
-    static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+    static func milliseconds(_ seconds: Double) -> Int { Int(saturating: (seconds * 1000).rounded()) }
 
     /// Writes atomically: a temporary file in the same directory, then `rename`.
     public static func write(_ text: String, to path: String) throws {

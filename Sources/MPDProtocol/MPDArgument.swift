@@ -105,14 +105,46 @@ extension Float: MPDArgument {
     }
 }
 
-/// A non-negative time in seconds (`ParseCommandArgSongTime`).
+/// A non-negative time in seconds (`ParseCommandArgSongTime`), as MPD holds it: whole milliseconds in 32 bits.
 public struct SongTimeArgument: MPDArgument, Equatable {
     public var seconds: Double
     public init(mpdArgument s: String) throws(ACKError) {
         let value = try Float(mpdArgument: s)
         guard !(value < 0) else { throw .argument("Negative value not allowed", s) }
-        seconds = Double(value)
+        seconds = MPDTime.seconds(MPDTime.milliseconds(value))
     }
+}
+
+/// A time in seconds that may be negative (`ParseCommandArgSignedSongTime`, for `seekcur`).
+public struct SignedSongTimeArgument: MPDArgument, Equatable {
+    public var seconds: Double
+    public init(mpdArgument s: String) throws(ACKError) {
+        seconds = MPDTime.seconds(MPDTime.signedMilliseconds(try Float(mpdArgument: s)))
+    }
+}
+
+/// MPD keeps song times as whole milliseconds in 32 bits (`SongTime` unsigned, `SignedSongTime` signed,
+/// `src/Chrono.hxx`), made from the parsed float by `rep(s * 1000)` — the product in `float`. For a value the type
+/// cannot hold (`inf`, `nan`, `1e30`) that conversion is undefined in C++; the x86-64 MPD that Debian ships
+/// truncates through a 64-bit conversion into the unsigned type, which gives 0 for those (`seek 0 inf` and
+/// `seek 0 nan` restart the song) and the low 32 bits of other whole numbers (`seek 0 5000000` lands past the
+/// end), and gives `Int32.min` into the signed type (`seekcur 3e14` seeks to 0). Checked against MPD 0.23.12;
+/// here the same results are defined behaviour, so no input can trap.
+public enum MPDTime {
+    public static func milliseconds(_ seconds: Float) -> UInt32 {
+        let product = seconds * 1000
+        // ±2^63: where a 64-bit conversion stops being defined.
+        guard product.isFinite, product > -9.223372e18, product < 9.223372e18 else { return 0 }
+        return UInt32(truncatingIfNeeded: Int64(product))
+    }
+
+    public static func signedMilliseconds(_ seconds: Float) -> Int32 {
+        let product = seconds * 1000
+        guard product.isFinite, product >= -2_147_483_648, product < 2_147_483_648 else { return .min }
+        return Int32(product)
+    }
+
+    public static func seconds<T: BinaryInteger>(_ milliseconds: T) -> Double { Double(milliseconds) / 1000 }
 }
 
 /// `START:END`, `START:`, `N`, or the legacy `-1` meaning everything (`src/protocol/RangeArg.hxx`).

@@ -94,8 +94,14 @@ public final class MPDService: Sendable {
 /// Feeds one connection's lines to its `Session` and writes what it answers. Runs entirely on the channel's
 /// event loop; deferred command work runs in a task and comes back to the loop to resume the session, while
 /// input that arrives meanwhile waits in order (MPD's background commands).
-final class MPDConnectionHandler: ChannelInboundHandler {
+///
+/// Answers are collected while a batch of input is read and written with one flush when the read completes, so
+/// a client that pipelines thousands of commands costs one write, not thousands. While a command is deferred or
+/// a long command list yields, the handler stops asking the socket for input: a client cannot make it hold more
+/// than one read's worth of waiting lines.
+final class MPDConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let server: ServerContext
@@ -104,6 +110,12 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     private var clientID: Int?
     private var waitingLines = CircularBuffer<[UInt8]>()
     private var closing = false
+    /// Answers not yet handed to the channel; written and flushed at the end of a read or of a callback.
+    private var unwritten: ByteBuffer?
+    /// Within `channelRead`: the flush waits for `channelReadComplete`.
+    private var reading = false
+    /// A `read` the pipeline asked for while the session was suspended; passed on when it can take input again.
+    private var heldRead = false
 
     init(server: ServerContext, isLocal: Bool) {
         self.server = server
@@ -118,6 +130,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
             eventLoop.execute {
                 let (handler, context) = bound.value
                 handler.deliverEvents(context: context)
+                handler.sendAnswers(context: context)
             }
         }
         guard let id else {
@@ -139,6 +152,9 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if let clientID { server.clients.unregister(clientID) }
         clientID = nil
+        session = nil
+        unwritten = nil
+        waitingLines.removeAll()
         context.fireChannelInactive()
     }
 
@@ -149,9 +165,24 @@ final class MPDConnectionHandler: ChannelInboundHandler {
             waitingLines.append(line)
             return
         }
+        reading = true
+        defer { reading = false }
         deliverEvents(context: context)
         guard !closing else { return }
         apply(session.handle(line: line), context: context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        sendAnswers(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let session, session.isSuspended || !waitingLines.isEmpty {
+            heldRead = true
+            return
+        }
+        context.read()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -179,36 +210,55 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         if !flags.isEmpty { apply(session.receive(flags), context: context) }
     }
 
-    private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
-        let write: EventLoopFuture<Void>? = output.bytes.isEmpty
-            ? nil : context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: output.bytes)))
-        // max_output_buffer_size: a client that does not read its answers is dropped ("Output buffer is full"),
-        // so one stuck client cannot make the server hold unbounded memory.
-        if let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-           buffered > server.settings.maxOutputBufferSize {
+    /// Queues bytes for the client. max_output_buffer_size bounds what waits unsent, this answer included, as in
+    /// MPD: an answer that would pass it is not sent at all, and the client is dropped ("Output buffer is full"),
+    /// so one stuck client or one huge answer cannot make the server hold unbounded memory.
+    private func emit(_ bytes: [UInt8], context: ChannelHandlerContext) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        let queued = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        if queued + (unwritten?.readableBytes ?? 0) + bytes.count > server.settings.outputBufferLimit {
             server.logger.warning("client \(clientID ?? 0): output buffer is full, closing")
+            unwritten = nil
             closing = true
             context.close(promise: nil)
-            return
+            return false
         }
+        if unwritten == nil {
+            unwritten = context.channel.allocator.buffer(capacity: max(bytes.count, 256))
+        }
+        unwritten!.writeBytes(bytes)
+        return true
+    }
+
+    /// Writes and flushes what was queued, unless a command list is part way: its answer goes out whole.
+    private func sendAnswers(context: ChannelHandlerContext) {
+        guard let buffer = unwritten, !closing, session?.isYielding != true else { return }
+        unwritten = nil
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
+        guard emit(output.bytes, context: context) else { return }
         switch output.disposition {
         case .keepOpen:
             break
         case .close, .shutdown:
-            closing = true
             if output.disposition == .shutdown { server.requestShutdown() }
             // Flush what was written, then close.
-            if let write {
+            let pending = unwritten
+            unwritten = nil
+            closing = true
+            if let pending {
                 let channel = context.channel
-                write.whenComplete { _ in channel.close(promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(pending)).whenComplete { _ in channel.close(promise: nil) }
             } else {
                 context.close(promise: nil)
             }
             return
         }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
         if let work = output.deferred {
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let eventLoop = context.eventLoop
             Task {
                 let result: Result<Response, any Error>
                 do { result = .success(try await work()) } catch { result = .failure(error) }
@@ -219,14 +269,28 @@ final class MPDConnectionHandler: ChannelInboundHandler {
                     handler.drainWaitingLines(context: context)
                 }
             }
+        } else if output.yielded {
+            // Let the event loop serve other connections, then go on with the list.
+            eventLoop.execute {
+                let (handler, context) = bound.value
+                guard let session = handler.session, !handler.closing else { return }
+                handler.apply(session.proceed(), context: context)
+                handler.drainWaitingLines(context: context)
+            }
         }
     }
 
+    /// Runs the lines that arrived while the session was suspended, then asks for more input if a read was held.
     private func drainWaitingLines(context: ChannelHandlerContext) {
         while let session, !closing, !session.isSuspended, let line = waitingLines.popFirst() {
             deliverEvents(context: context)
             guard !closing else { return }
             apply(session.handle(line: line), context: context)
+        }
+        if !reading { sendAnswers(context: context) }
+        if let session, !closing, !session.isSuspended, waitingLines.isEmpty, heldRead {
+            heldRead = false
+            context.read()
         }
     }
 }

@@ -19,6 +19,9 @@ public struct ServerSettings: Sendable {
     public var connectionTimeout = 60
     public var maxCommandListSize = 2048 * 1024
     public var maxOutputBufferSize = 8192 * 1024
+    /// What a client's unsent output may reach before it is dropped: MPD's buffer is a fixed 16 KiB part plus a
+    /// `max_output_buffer_size` overflow part (`PeakBuffer`), so that much more fits.
+    public var outputBufferLimit: Int { maxOutputBufferSize + 16384 }
     /// Tags the server reads at all (`metadata_to_use`); clients narrow it with `tagtypes`.
     public var globalTagMask = TagMask.defaultGlobal
     public var musicDirectory: String?

@@ -8,7 +8,9 @@ public final class Session {
     public enum State: Equatable {
         case ready
         case idle(IdleSubsystems)
-        case commandList(okMode: Bool, lines: [[UInt8]], size: Int)
+        /// Collecting a command list; the lines wait in `collected`, outside the state, so that appending one
+        /// never copies the others.
+        case commandList(okMode: Bool)
     }
 
     public enum Disposition: Equatable {
@@ -24,6 +26,9 @@ public final class Session {
         public var disposition = Disposition.keepOpen
         /// Slow work to run off the event loop; pass its result to `resume`.
         public var deferred: (@Sendable () async throws -> Response)?
+        /// A long command list stopped part way so that other clients are served meanwhile: write the output, let
+        /// the event loop run, then call `proceed`.
+        public var yielded = false
 
         mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
     }
@@ -33,12 +38,28 @@ public final class Session {
     public private(set) var pending: IdleSubsystems = []
     public private(set) var context: CommandContext
 
-    /// Where a suspended (deferred) command sits: alone, or at `index` of a command list.
+    /// A command list being run: its lines and the index of the command at hand.
+    private struct ListRun {
+        var okMode: Bool
+        var lines: [[UInt8]]
+        var index: Int
+    }
+    /// Where a suspended (deferred) command sits: alone, or in a command list.
     private struct Suspended {
         var command: String
-        var list: (okMode: Bool, lines: [[UInt8]], index: Int)?
+        var list: ListRun?
     }
     private var suspended: Suspended?
+    /// A command list that yielded (`Output.yielded`) and goes on with `proceed`.
+    private var paused: ListRun?
+    /// The lines of the command list being collected, and their size as MPD counts it (line + newline).
+    private var collected: [[UInt8]] = []
+    private var collectedSize = 0
+
+    /// A command list runs at most this many commands, or until its output reaches `yieldOutputSize` bytes, before
+    /// it yields: a 40,000-line list must not hold the event loop that other connections share.
+    static let yieldCommandCount = 256
+    static let yieldOutputSize = 256 * 1024
 
     public init(client: ClientState, server: ServerContext) {
         context = CommandContext(client: client, server: server)
@@ -51,11 +72,16 @@ public final class Session {
         return false
     }
 
-    public var isSuspended: Bool { suspended != nil }
+    /// A command list yielded and goes on with `proceed`. Its answer so far is held back until it ends: MPD
+    /// sends a list's answer when the list is done, and drops the client when the answer passes its output buffer.
+    public var isYielding: Bool { paused != nil }
+
+    /// A deferred command runs or a command list yielded: input waits until it is done.
+    public var isSuspended: Bool { suspended != nil || paused != nil }
 
     /// Handles one input line (without its `\n`). Must not be called while suspended.
     public func handle(line raw: [UInt8]) -> Output {
-        precondition(suspended == nil, "input while a deferred command runs")
+        precondition(!isSuspended, "input while a deferred command runs")
         var output = Output()
         // MPD strips trailing blanks, then reads the line as a C string: a NUL byte ends it.
         var line = Array(Tokenizer.stripTrailingWhitespace(raw))
@@ -87,26 +113,29 @@ public final class Session {
             return output
         }
 
-        if case .commandList(let okMode, var lines, var size) = state {
+        if case .commandList(let okMode) = state {
             if line == Self.commandListEnd {
                 state = .ready
-                runList(okMode: okMode, lines: lines, from: 0, into: &output)
+                let lines = collected
+                collected = []
+                collectedSize = 0
+                runList(ListRun(okMode: okMode, lines: lines, index: 0), into: &output)
             } else {
-                size += line.count + 1
-                guard size <= context.server.settings.maxCommandListSize else {
+                collectedSize += line.count + 1
+                guard collectedSize <= context.server.settings.maxCommandListSize else {
+                    collected = []
                     output.disposition = .close
                     return output
                 }
-                lines.append(line)
-                state = .commandList(okMode: okMode, lines: lines, size: size)
+                collected.append(line)
             }
             return output
         }
 
         if line == Self.commandListBegin {
-            state = .commandList(okMode: false, lines: [], size: 0)
+            state = .commandList(okMode: false)
         } else if line == Self.commandListOKBegin {
-            state = .commandList(okMode: true, lines: [], size: 0)
+            state = .commandList(okMode: true)
         } else {
             let step = process(line, index: 0, into: &output)
             if case .deferred(let command, let work) = step {
@@ -135,12 +164,43 @@ public final class Session {
             writeError(error, command: suspended.command, index: index, into: &output)
             step = .error
         }
-        if let list = suspended.list {
+        if var list = suspended.list {
             guard case .ok = step else { return output }
             if list.okMode { output.write("list_OK\n") }
-            runList(okMode: list.okMode, lines: list.lines, from: list.index + 1, into: &output)
+            list.index += 1
+            runList(list, into: &output)
         } else {
             finishSingle(step, into: &output)
+        }
+        return output
+    }
+
+    /// Goes on with a command list that yielded.
+    public func proceed() -> Output {
+        var output = Output()
+        guard let list = paused else { return output }
+        paused = nil
+        runList(list, into: &output)
+        return output
+    }
+
+    /// Handles one line and everything it sets off (deferred work, the rest of a yielding command list) before
+    /// returning all it wrote: the session without an event loop, for tests and the protocol fuzzer.
+    public func complete(line: [UInt8]) async -> Output {
+        var output = handle(line: line)
+        while output.deferred != nil || output.yielded {
+            let next: Output
+            if let work = output.deferred {
+                let result: Result<Response, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                next = resume(with: result)
+            } else {
+                next = proceed()
+            }
+            output.bytes += next.bytes
+            output.disposition = next.disposition
+            output.deferred = next.deferred
+            output.yielded = next.yielded
         }
         return output
     }
@@ -165,8 +225,15 @@ public final class Session {
         }
     }
 
-    private func runList(okMode: Bool, lines: [[UInt8]], from start: Int, into output: inout Output) {
-        for index in start..<lines.count {
+    private func runList(_ list: ListRun, into output: inout Output) {
+        let okMode = list.okMode, lines = list.lines
+        for index in list.index..<lines.count {
+            if index > list.index,
+               (index - list.index) % Self.yieldCommandCount == 0 || output.bytes.count >= Self.yieldOutputSize {
+                paused = ListRun(okMode: okMode, lines: lines, index: index)
+                output.yielded = true
+                return
+            }
             switch process(lines[index], index: index, into: &output) {
             case .ok:
                 if okMode { output.write("list_OK\n") }
@@ -180,7 +247,7 @@ public final class Session {
                 output.disposition = .shutdown
                 return
             case .deferred(let command, let work):
-                suspended = Suspended(command: command, list: (okMode, lines, index))
+                suspended = Suspended(command: command, list: ListRun(okMode: okMode, lines: lines, index: index))
                 output.deferred = work
                 return
             }

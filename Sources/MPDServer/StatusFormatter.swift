@@ -16,8 +16,10 @@ enum StatusFormatter {
         r.add("playlistlength", p.queue.count)
         r.add("mixrampdb", formatFloat(p.options.mixrampDB))
         r.add("state", p.player.state.rawValue)
-        if p.options.crossfade > 0 { r.add("xfade", Int(p.options.crossfade.rounded())) }
-        if p.options.mixrampDelay > 0 { r.add("mixrampdelay", formatFloat(p.options.mixrampDelay)) }
+        if p.options.crossfade > 0 { r.add("xfade", Int(saturating: p.options.crossfade.rounded())) }
+        // MPD keeps the delay as a `double` (`FloatDuration`) made from the parsed float: `0.1` prints as
+        // `0.10000000149011612`.
+        if p.options.mixrampDelay > 0 { r.add("mixrampdelay", formatFloat(Double(p.options.mixrampDelay))) }
         if let position = p.currentPosition {
             r.add("song", position)
             r.add("songid", p.queue.items[position].id)
@@ -30,7 +32,7 @@ enum StatusFormatter {
             let duration = progress?.duration ?? current.flatMap { item in
                 item.range.map { ($0.end ?? item.song.duration ?? 0) - $0.start } ?? item.song.duration
             }
-            r.add("time", "\(Int(elapsed.rounded())):\(duration.map { Int($0.rounded()) } ?? 0)")
+            r.add("time", "\(Int(saturating: elapsed.rounded())):\(duration.map { Int(saturating: $0.rounded()) } ?? 0)")
             r.addThousandths("elapsed", SongFormatter.thousandths(elapsed))
             r.add("bitrate", progress?.bitrate ?? 0)
             if let duration { r.addThousandths("duration", SongFormatter.thousandths(duration)) }
@@ -46,9 +48,10 @@ enum StatusFormatter {
     }
 
     /// Formats like libfmt's `{}` for floats: the shortest text that reads back the same value, with no
-    /// trailing `.0` on whole numbers (`0`, `-17.5`, `1e+10`, `nan`, `inf`).
-    static func formatFloat(_ value: Float) -> String {
-        if value.isNaN { return value.sign == .minus ? "-nan" : "nan" }
+    /// trailing `.0` on whole numbers (`0`, `-17.5`, `1e+10`, `inf`). NaN prints as `inf`: that is what MPD 0.23.12
+    /// as Debian builds it answers after `mixrampdb nan` (its float checks are compiled without NaN support).
+    static func formatFloat<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {
+        if value.isNaN { return "inf" }
         if value.isInfinite { return value < 0 ? "-inf" : "inf" }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
@@ -85,11 +88,11 @@ enum SongFormatter {
             r.add(name.mpdName, tag.value)
         }
         if let duration {
-            r.add("Time", Int(duration.rounded()))
+            r.add("Time", Int(saturating: duration.rounded()))
             r.addThousandths("duration", thousandths(duration))
         }
     }
 
     /// Seconds as whole thousandths, rounded as `%1.3f` rounds them.
-    static func thousandths(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+    static func thousandths(_ seconds: Double) -> Int64 { Int64(saturating: (seconds * 1000).rounded()) }
 }

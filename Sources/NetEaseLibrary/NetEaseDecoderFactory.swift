@@ -93,7 +93,7 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
         -> any AudioDecoding
     {
         if let seconds = grant.trialLength {
-            service.logger.notice("NetEase: song \(id) is only a \(Int(seconds.rounded())) s trial clip for this account; playing the clip (trial_tracks \"play\")")
+            service.logger.notice("NetEase: song \(id) is only a \(Int(saturating: seconds.rounded())) s trial clip for this account; playing the clip (trial_tracks \"play\")")
         }
         let input = try NetEaseStreamInput(grant: grant, http: http, location: location) {
             [service, lookups] () throws(DecoderError) -> NetEaseStreamGrant in

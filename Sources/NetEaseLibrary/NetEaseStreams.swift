@@ -48,7 +48,7 @@ enum NetEaseStreamProblem: Error, CustomStringConvertible {
             let detail = code.map { " (code \($0))" } ?? ""
             return "NetEase has no stream of song \(id) for this account\(detail): no copyright here, VIP only or taken down"
         case .trialSkipped(let id, let seconds):
-            return "NetEase grants only a \(Int(seconds.rounded())) s trial clip of song \(id) to this account; skipped (trial_tracks \"skip\")"
+            return "NetEase grants only a \(Int(saturating: seconds.rounded())) s trial clip of song \(id) to this account; skipped (trial_tracks \"skip\")"
         case .request(let error):
             return "NetEase: \(error)"
         }

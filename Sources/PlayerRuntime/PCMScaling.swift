@@ -41,13 +41,13 @@ enum PCMScaling {
                     let a = raw.bindMemory(to: Int16.self), b = incoming.bindMemory(to: Int16.self)
                     for i in 0..<count {
                         let r = ratio(i)
-                        a[i] = Int16(clamping: Int((Double(a[i]) * (1 - r) + Double(b[i]) * r).rounded()))
+                        a[i] = Int16(clamping: Int(saturating: (Double(a[i]) * (1 - r) + Double(b[i]) * r).rounded()))
                     }
                 case .s24, .s32:
                     let a = raw.bindMemory(to: Int32.self), b = incoming.bindMemory(to: Int32.self)
                     for i in 0..<count {
                         let r = ratio(i)
-                        a[i] = Int32(clamping: Int((Double(a[i]) * (1 - r) + Double(b[i]) * r).rounded()))
+                        a[i] = Int32(clamping: Int(saturating: (Double(a[i]) * (1 - r) + Double(b[i]) * r).rounded()))
                     }
                 case .float:
                     let a = raw.bindMemory(to: Float.self), b = incoming.bindMemory(to: Float.self)
@@ -67,17 +67,17 @@ enum PCMScaling {
             case .s16:
                 let samples = raw.bindMemory(to: Int16.self)
                 for i in samples.indices {
-                    samples[i] = Int16(clamping: Int((Double(samples[i]) * factor).rounded()))
+                    samples[i] = Int16(clamping: Int(saturating: (Double(samples[i]) * factor).rounded()))
                 }
             case .s24:
                 let samples = raw.bindMemory(to: Int32.self)
                 for i in samples.indices {
-                    samples[i] = Int32(min(8_388_607, max(-8_388_608, Int((Double(samples[i]) * factor).rounded()))))
+                    samples[i] = Int32(min(8_388_607, max(-8_388_608, Int(saturating: (Double(samples[i]) * factor).rounded()))))
                 }
             case .s32:
                 let samples = raw.bindMemory(to: Int32.self)
                 for i in samples.indices {
-                    samples[i] = Int32(clamping: Int((Double(samples[i]) * factor).rounded()))
+                    samples[i] = Int32(clamping: Int(saturating: (Double(samples[i]) * factor).rounded()))
                 }
             case .float:
                 let samples = raw.bindMemory(to: Float.self)

@@ -404,11 +404,12 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// With crossfade on and a song of known length: how many bytes remain before the fade begins (0: now).
     /// nil when there is no crossfade, or the fade point has passed (a seek into the last seconds).
     private func crossfadeStart(of song: SongStream) -> (bytesUntil: Int, Void)? {
-        guard let seconds = crossfadeSeconds(after: song), let end = song.endTime else { return nil }
+        // MixRamp figures come from tags and may say anything (`inf`, `nan`): only a finite overlap fades.
+        guard let seconds = crossfadeSeconds(after: song), seconds.isFinite, let end = song.endTime else { return nil }
         let remaining = end - song.time
-        guard remaining > 0 else { return nil }
+        guard remaining > 0, remaining.isFinite else { return nil }
         guard remaining > seconds else { return (0, ()) }
-        let frames = Int(((remaining - seconds) * Double(song.format.sampleRate)).rounded())
+        let frames = Int(saturating: ((remaining - seconds) * Double(song.format.sampleRate)).rounded())
         return frames == 0 ? (0, ()) : (frames * song.format.bytesPerFrame, ())
     }
 

@@ -80,7 +80,7 @@ final class SongStream {
                 let decodedSeconds = source.seconds(ofBytes: raw.count)
                 let position = time + format.seconds(ofBytes: pending.count)
                 if position + decodedSeconds >= end {
-                    let allowed = max(0, Int(((end - position) * Double(source.sampleRate)).rounded()))
+                    let allowed = max(0, Int(saturating: ((end - position) * Double(source.sampleRate)).rounded()))
                         * source.bytesPerFrame
                     if raw.count > allowed { raw.removeSubrange(allowed...) }
                     ended = true

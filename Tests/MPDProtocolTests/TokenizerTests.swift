@@ -142,8 +142,24 @@ struct ArgumentTests {
         #expect(throws: ACKError(.arg, "Float expected: x")) { try Float(mpdArgument: "x") }
         #expect(throws: ACKError(.arg, "Float expected: 1.5s")) { try Float(mpdArgument: "1.5s") }
         #expect(try SongTimeArgument(mpdArgument: "2.5").seconds == 2.5)
-        #expect(try SongTimeArgument(mpdArgument: "nan").seconds.isNaN)
         #expect(throws: ACKError(.arg, "Negative value not allowed: -1")) { try SongTimeArgument(mpdArgument: "-1") }
+    }
+
+    /// Times are MPD's 32-bit milliseconds, converted as the x86-64 MPD converts them (observed on MPD 0.23.12:
+    /// `seek 0 inf` restarts the song, `seek 0 5000000` lands past its end, `seekcur 3e14` seeks to 0).
+    @Test func absurdTimesAreMPDsMilliseconds() throws {
+        #expect(try SongTimeArgument(mpdArgument: "1.0005").seconds == 1.0)
+        #expect(try SongTimeArgument(mpdArgument: "0.3").seconds == 0.3)
+        for text in ["inf", "nan", "1e30", "-nan", "1e19"] {
+            #expect(try SongTimeArgument(mpdArgument: text).seconds == 0, "\(text)")
+        }
+        #expect(try SongTimeArgument(mpdArgument: "5000000").seconds == 705_032.704)
+        #expect(try SignedSongTimeArgument(mpdArgument: "-2.5").seconds == -2.5)
+        #expect(try SignedSongTimeArgument(mpdArgument: "+7").seconds == 7)
+        for text in ["3e14", "inf", "-inf", "nan", "2147484"] {
+            #expect(try SignedSongTimeArgument(mpdArgument: text).seconds == -2_147_483.648, "\(text)")
+        }
+        #expect(try SignedSongTimeArgument(mpdArgument: "2000000").seconds == 2_000_000)
     }
 
     static let validRanges: [(String, RangeArgument)] = [

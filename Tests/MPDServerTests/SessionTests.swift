@@ -83,6 +83,35 @@ import Testing
         #expect(await c.send("command_list_end") == "OK\n")
     }
 
+    /// A long list runs in parts so that the event loop it shares with other clients is not held: each part is at
+    /// most `yieldCommandCount` commands, the input waits meanwhile, and the whole list is answered in order.
+    @Test func longCommandListYieldsBetweenParts() async {
+        let c = await TestSession(server: TestSession.server())
+        let count = 40_000
+        #expect(await c.send("command_list_ok_begin") == "")
+        for index in 0..<count {
+            #expect(c.session.handle(line: Array((index == 12_345 ? "setvol 7" : "ping").utf8)).bytes.isEmpty)
+        }
+        var output = c.session.handle(line: Array("command_list_end".utf8))
+        var text = String(decoding: output.bytes, as: UTF8.self)
+        var parts = 1
+        while output.yielded {
+            #expect(c.session.isSuspended && c.session.isYielding)
+            #expect(output.bytes.count <= Session.yieldCommandCount * "list_OK\n".utf8.count)
+            output = c.session.proceed()
+            text += String(decoding: output.bytes, as: UTF8.self)
+            parts += 1
+        }
+        #expect(!c.session.isSuspended)
+        #expect(parts == (count + Session.yieldCommandCount - 1) / Session.yieldCommandCount)
+        #expect(text == String(repeating: "list_OK\n", count: count) + "OK\n")
+        #expect(c.server.store.state.partitions[0].volume == 7)
+        // An error part way ends the list there, in whatever part it falls.
+        await c.send("command_list_begin")
+        for index in 0..<1000 { _ = c.session.handle(line: Array((index == 700 ? "random 5" : "ping").utf8)) }
+        #expect(await c.send("command_list_end") == "ACK [2@700] {random} Boolean (0/1) expected: 5\n")
+    }
+
     @Test func idleDeliversPendingAtOnceAndNoidleAnswers() async {
         let c = await TestSession(server: TestSession.server())
         _ = c.deliver(.mixer)

@@ -33,15 +33,7 @@ final class TestSession {
     }
 
     func sendRaw(_ bytes: [UInt8]) async -> (text: String, disposition: Session.Disposition) {
-        var output = session.handle(line: bytes)
-        while let work = output.deferred {
-            let result: Result<Response, any Error>
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            let next = session.resume(with: result)
-            output.bytes += next.bytes
-            output.disposition = next.disposition
-            output.deferred = next.deferred
-        }
+        let output = await session.complete(line: bytes)
         return (String(decoding: output.bytes, as: UTF8.self), output.disposition)
     }
 

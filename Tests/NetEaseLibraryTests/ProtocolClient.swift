@@ -44,14 +44,7 @@ final class ProtocolClient: @unchecked Sendable {
     /// Sends one line and returns the text written back.
     @discardableResult
     func send(_ line: String) async -> String {
-        var output = session.handle(line: Array(line.utf8))
-        while let work = output.deferred {
-            let result: Result<Response, any Error>
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            let next = session.resume(with: result)
-            output.bytes += next.bytes
-            output.deferred = next.deferred
-        }
+        let output = await session.complete(line: Array(line.utf8))
         return String(decoding: output.bytes, as: UTF8.self)
     }
 

@@ -90,7 +90,7 @@ enum DatabaseBrowseCommands {
         },
         CommandSpec("albumart", .read, 2...2) { context, request in
             let uri = request[0]
-            let offset = Int(try MPDInteger.parseUnsigned(request[1], max: UInt(Int.max)))
+            let offset = Int(try MPDInteger.parseUnsigned(request[1]))
             let limit = context.client.binaryLimit
             let database = try context.requireDatabase()
             return .deferred {
@@ -104,7 +104,7 @@ enum DatabaseBrowseCommands {
         },
         CommandSpec("readpicture", .read, 2...2) { context, request in
             let uri = request[0]
-            let offset = Int(try MPDInteger.parseUnsigned(request[1], max: UInt(Int.max)))
+            let offset = Int(try MPDInteger.parseUnsigned(request[1]))
             let limit = context.client.binaryLimit
             let database = try context.requireDatabase()
             return .deferred {

@@ -22,7 +22,7 @@ enum OutputCommands {
         set("toggleoutput", nil),
         /// Only the attributes an output declares can be set (ALSA's `dop` and `allowed_formats`).
         CommandSpec("outputset", .admin, 3...3) { context, request in
-            let id = Int(try request.argument(UInt32.self, 0))
+            let id = Int(try MPDInteger.parseUnsigned(request[0]))
             guard let audio = context.server.audio else { throw ACKError(.noExist, "No such audio output") }
             switch audio.setAttribute(output: id, name: request[1], value: request[2],
                                        partition: context.client.partition) {
@@ -35,7 +35,7 @@ enum OutputCommands {
 
     private static func set(_ name: String, _ on: Bool?) -> CommandSpec {
         CommandSpec(name, .admin, 1...1) { context, request in
-            let id = Int(try request.argument(UInt32.self, 0))
+            let id = Int(try MPDInteger.parseUnsigned(request[0]))
             guard context.server.audio?.setOutput(id: id, enabled: on, partition: context.client.partition) == true else {
                 throw ACKError(.noExist, "No such audio output")
             }

@@ -19,18 +19,18 @@ enum PlaybackCommands {
         },
         command("previous", 0...0) { _, _ in .previous },
         command("seek", 2...2) { _, request throws(ACKError) in
-            let position = Int(try request.argument(UInt32.self, 0))
+            let position = Int(try MPDInteger.parseUnsigned(request[0]))
             return .seek(position: position, seconds: try request.argument(SongTimeArgument.self, 1).seconds)
         },
         command("seekid", 2...2) { _, request throws(ACKError) in
-            let id = Int(try request.argument(UInt32.self, 0))
+            let id = Int(try MPDInteger.parseUnsigned(request[0]))
             return .seekID(id, seconds: try request.argument(SongTimeArgument.self, 1).seconds)
         },
         /// A leading `+` or `-` seeks relative to the elapsed time.
         command("seekcur", 1...1) { context, request throws(ACKError) in
             let text = request[0]
             let relative = text.hasPrefix("+") || text.hasPrefix("-")
-            let seconds = Double(try request.argument(Float.self, 0))
+            let seconds = try request.argument(SignedSongTimeArgument.self, 0).seconds
             let elapsed = context.server.audio?.progress(partition: context.client.partition)?.elapsed
             return .seekCurrent(seconds: seconds, relative: relative, elapsed: elapsed)
         },

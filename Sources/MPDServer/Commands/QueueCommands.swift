@@ -264,7 +264,7 @@ enum QueueCommands {
         func seconds(_ part: Substring) -> Double?? {
             if part.isEmpty { return .some(nil) }
             guard let value = try? Float(mpdArgument: String(part)), !(value < 0) else { return nil }
-            return .some((Double(value) * 1000).rounded(.towardZero) / 1000)
+            return .some(MPDTime.seconds(MPDTime.milliseconds(value)))
         }
         guard let start = seconds(text[..<colon]), let end = seconds(text[text.index(after: colon)...]) else {
             return nil

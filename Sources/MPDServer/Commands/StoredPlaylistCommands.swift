@@ -87,7 +87,7 @@ enum StoredPlaylistCommands {
                 for uri in uris { total += await resolve(uri, database, catalog)?.duration ?? 0 }
                 var response = Response()
                 response.add("songs", uris.count)
-                response.add("playtime", Int(total))
+                response.add("playtime", Int(saturating: total))
                 return response
             }
         },
