@@ -69,13 +69,21 @@ let package = Package(
             "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "Library", "NetEase", "NoSignalConfig",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
-        .executableTarget(name: "nosignal", dependencies: [
+        /// The live server built from a configuration: every edge wired to the server's ports. A library, so that
+        /// the executable and the whole-server protocol fuzzer run the same wiring.
+        .target(name: "NoSignalApp", dependencies: [
             "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
             "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
+        /// The command line: serve, check-config, probe, login. CLI only.
+        .executableTarget(name: "nosignal", dependencies: [
+            "NoSignalApp", "MPDServer", "NoSignalConfig", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput",
+            "PlayerCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
 
         // Test support: live clients and the real-MPD differential runner.
@@ -86,6 +94,15 @@ let package = Package(
                 linkerSettings: ["avformat", "avcodec", "avutil", "swresample"].map { .linkedLibrary($0) }),
         .executableTarget(name: "fake-netease", dependencies: ["FakeNetEase"], swiftSettings: swiftSettings),
         .target(name: "MPDTesting", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
+        /// The whole server under a protocol fuzzer (`WholeServerFuzzer`) and its seed corpus.
+        .target(name: "ServerFuzzing", dependencies: [
+            "NoSignalApp", "MPDServer", "NoSignalConfig", "MPDTesting",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
+        /// libFuzzer's entry points with `-DFUZZING` (`Fuzz/run.sh`); otherwise the replay tool.
+        .executableTarget(name: "nosignal-fuzz", dependencies: ["ServerFuzzing"], swiftSettings: swiftSettings),
         .target(name: "TestTools", swiftSettings: swiftSettings),
 
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
@@ -123,6 +140,7 @@ let package = Package(
             "NoSignalConfig", "TestTools", "PlayerRuntime", "FFmpegDecoder", "ALSAOutput",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        .testTarget(name: "ServerFuzzingTests", dependencies: ["ServerFuzzing"], swiftSettings: swiftSettings),
         .testTarget(name: "DifferentialTests", dependencies: ["MPDTesting"],
                     resources: [.copy("Scripts")], swiftSettings: swiftSettings),
     ]

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tokenizer, filter parser) with AddressSanitizer into .build-fuzz/ and runs
-# both at once for SECONDS each (default 600). Exits non-zero when a target crashes or fails to build; the
-# crashing input is left in .build-fuzz/<target>-crash-*.
+# Builds the libFuzzer targets with AddressSanitizer into .build-fuzz/ and runs them at once for SECONDS each
+# (default 600). Exits non-zero when a target crashes, hangs or fails to build; the crashing input is left in
+# .build-fuzz/<target>-crash-* (or -timeout-*).
 #
 #   Fuzz/run.sh [SECONDS]
+#   FUZZ_TARGETS="server" FUZZ_RUNS=10000000 Fuzz/run.sh    # one target, a number of inputs instead of a time
 #
-# Each target is compiled together with Sources/MPDProtocol as one module, so the fuzz files need no import.
-# New inputs go to .build-fuzz/corpus/<target>/ (ignored by git); Fuzz/corpus/<target>/ holds the seeds.
+# Targets:
+#   tokenizer, filter  the protocol's parsers, compiled together with Sources/MPDProtocol as one module.
+#   server             the whole server (`nosignal-fuzz`, Sources/ServerFuzzing): the real wiring with the test
+#                      library, null outputs and the state file, one in-memory client connection per input. Built
+#                      by SwiftPM with `--sanitize=fuzzer --sanitize=address`, UndefinedBehaviorSanitizer on the C
+#                      code (Swift traps on overflow, bounds and nil by itself); seeded with every request of the
+#                      differential scripts and the inputs in Fuzz/regressions/.
+# New inputs go to .build-fuzz/corpus/<target>/ (ignored by git); Fuzz/corpus/<target>/ holds the parsers' seeds.
 set -euo pipefail
 
 seconds="${1:-600}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/.build-fuzz"
 swiftc="${SWIFTC:-swiftc}"
-targets=(tokenizer filter)
+read -r -a targets <<<"${FUZZ_TARGETS:-tokenizer filter server}"
 
 mkdir -p "$out"
 cd "$root"
@@ -25,28 +32,44 @@ if command -v ld.lld >/dev/null 2>&1 || [ -x "$(dirname "$(command -v "$swiftc")
 fi
 
 for target in "${targets[@]}"; do
-    case "$target" in
-        tokenizer) source_file=Fuzz/TokenizerFuzz.swift ;;
-        filter) source_file=Fuzz/FilterFuzz.swift ;;
-    esac
     echo "== building $target"
-    "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name MPDProtocol "${linker[@]}" \
-        Sources/MPDProtocol/*.swift Sources/MPDProtocol/Filter/*.swift "$source_file" \
-        -o "$out/$target-fuzz"
     mkdir -p "$out/corpus/$target"
+    case "$target" in
+        tokenizer|filter)
+            source_file=Fuzz/TokenizerFuzz.swift
+            [ "$target" = filter ] && source_file=Fuzz/FilterFuzz.swift
+            "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name MPDProtocol "${linker[@]}" \
+                Sources/MPDProtocol/*.swift Sources/MPDProtocol/Filter/*.swift "$source_file" \
+                -o "$out/$target-fuzz"
+            ;;
+        server)
+            swift build -c release --sanitize=fuzzer --sanitize=address -Xcc -fsanitize=undefined \
+                -Xswiftc -DFUZZING --product nosignal-fuzz --scratch-path "$out/server" 2>&1 | tail -n 3
+            cp "$out/server/release/nosignal-fuzz" "$out/server-fuzz"
+            mkdir -p "$out/seeds/server"
+            ;;
+        *) echo "unknown target $target" >&2; exit 2 ;;
+    esac
 done
 
 # libFuzzer and ASan report crashes themselves; Swift's backtracer only adds noise (and trips ASan).
 export SWIFT_BACKTRACE=enable=no
+# The server keeps global state for its whole life: leaks at exit are not findings.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+# The server fuzzer writes the seed corpus from the differential scripts when it starts.
+export NOSIGNAL_FUZZ_SCRIPTS="$root/Tests/DifferentialTests/Scripts" NOSIGNAL_FUZZ_SEEDS="$out/seeds/server"
 
+limit=(-max_total_time="$seconds")
+[ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
 pids=()
 for target in "${targets[@]}"; do
-    echo "== fuzzing $target for ${seconds}s"
-    "$out/$target-fuzz" \
-        -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$out/$target-" \
-        "$out/corpus/$target" "Fuzz/corpus/$target" \
-        >"$out/$target.log" 2>&1 &
+    echo "== fuzzing $target (${FUZZ_RUNS:+$FUZZ_RUNS inputs}${FUZZ_RUNS:-${seconds}s})"
+    case "$target" in
+        server) extra=(-max_len=16384 -timeout=30 -rss_limit_mb=4096 "$out/seeds/server" Fuzz/regressions) ;;
+        *) extra=(-max_len=8192 -timeout=10 "Fuzz/corpus/$target") ;;
+    esac
+    "$out/$target-fuzz" "${limit[@]}" -print_final_stats=1 -artifact_prefix="$out/$target-" \
+        "$out/corpus/$target" "${extra[@]}" >"$out/$target.log" 2>&1 &
     pids+=($!)
 done
 

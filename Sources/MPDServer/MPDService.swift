@@ -54,22 +54,34 @@ public final class MPDService: Sendable {
         }
     }
 
+    /// Makes a channel an MPD connection: line framing, `connection_timeout` and the protocol session. Called on
+    /// the channel's event loop, for every accepted socket and for connections that do not come from a listening
+    /// socket (the protocol fuzzer drives the whole server over an in-memory channel).
+    public func configureConnection(_ channel: any Channel, isLocal: Bool) throws {
+        try channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(LineFrameDecoder()),
+            IdleStateHandler(readTimeout: .seconds(Int64(context.settings.connectionTimeout))),
+            MPDConnectionHandler(server: context, isLocal: isLocal),
+        ])
+    }
+
+    /// Whether a connection still has work in flight: a deferred command, a command list running in parts, or
+    /// input waiting for them. Called on the channel's event loop.
+    public static func hasWorkInFlight(_ channel: any Channel) -> Bool {
+        guard let handler = try? channel.pipeline.syncOperations.handler(type: MPDConnectionHandler.self) else {
+            return false
+        }
+        return handler.hasWorkInFlight
+    }
+
     private func bind(_ endpoint: Endpoint) async throws -> any Channel {
-        let server = context
-        let timeout = TimeAmount.seconds(Int64(context.settings.connectionTimeout))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         func initializer(isLocal: Bool) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
-            { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers([
-                        ByteToMessageHandler(LineFrameDecoder()),
-                        IdleStateHandler(readTimeout: timeout),
-                        MPDConnectionHandler(server: server, isLocal: isLocal),
-                    ])
-                }
+            { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try configureConnection(channel, isLocal: isLocal) }
             }
         }
         switch endpoint {
@@ -120,6 +132,11 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     init(server: ServerContext, isLocal: Bool) {
         self.server = server
         self.isLocal = isLocal
+    }
+
+    var hasWorkInFlight: Bool {
+        guard let session, !closing else { return false }
+        return session.isSuspended || !waitingLines.isEmpty
     }
 
     func channelActive(context: ChannelHandlerContext) {

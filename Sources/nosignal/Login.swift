@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetEase
 import NetEaseLibrary
+import NoSignalApp
 import NoSignalConfig
 
 /// `nosignal login`, `logout`, `whoami`: the NetEase account the server uses. The cookies go where the server

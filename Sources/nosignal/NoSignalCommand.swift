@@ -4,6 +4,7 @@ import FFmpegDecoder
 import Foundation
 import Logging
 import MPDServer
+import NoSignalApp
 import NoSignalConfig
 
 /// The composition root: reads the configuration, builds the live services and runs them. Wiring only.

@@ -2,6 +2,7 @@ import ArgumentParser
 import FFmpegDecoder
 import Foundation
 import NetEase
+import NoSignalApp
 import PlayerCore
 
 /// `nosignal probe …`: MPD's `run_decoder` / `run_output` debugging tools, for users checking their setup.

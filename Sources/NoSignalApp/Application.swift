@@ -16,12 +16,12 @@ import PlayerCore
 import PlayerRuntime
 
 /// Builds the live services from the configuration and runs them until SIGINT/SIGTERM or `kill`.
-struct Application {
-    let config: Configuration
-    let logger: Logger
-    let service: MPDService
+public struct Application {
+    public let config: Configuration
+    public let logger: Logger
+    public let service: MPDService
 
-    init(config: Configuration, logger: Logger) throws {
+    public init(config: Configuration, logger: Logger) throws {
         self.config = config
         self.logger = logger
 
@@ -179,8 +179,16 @@ struct Application {
     private let scrobbler: NetEaseScrobbler?
     private let netEaseDecoders: NetEaseDecoderFactory?
 
-    func run() async throws {
-        let service = self.service
+    /// What runs beside the protocol server while it serves; `stop` ends it in order.
+    public struct Services: Sendable {
+        fileprivate let stopAll: @Sendable () async -> Void
+        public func stop() async { await stopAll() }
+    }
+
+    /// Starts everything but the listening sockets: the effects runner, the restored state, the first update of an
+    /// empty database, the NetEase sync and scrobbler. `run` serves after it; the protocol fuzzer uses it alone,
+    /// with connections that come from no socket.
+    public func start() async -> Services {
         let logger = self.logger
         let store = service.context.store
         let effects = Task { await store.runEffects() }
@@ -192,9 +200,26 @@ struct Application {
         }
         // The NetEase collection is synced on start and every `sync_interval` seconds (0: only `update NetEase`).
         let sync = catalog?.startBackgroundSync(interval: config.netease.syncInterval)
-        defer { sync?.stop() }
         scrobbler?.start()
-        defer { scrobbler?.stop() }
+        let (library, watcher, scrobbler, stateSaver, audio) = (library, watcher, scrobbler, stateSaver, audio)
+        return Services {
+            sync?.stop()
+            scrobbler?.stop()
+            library?.cancelUpdates()
+            watcher?.stop()
+            store.finishEffects()
+            await effects.value
+            // Saved before the player stops, so that `time:` is where the song was.
+            stateSaver?.saveNow()
+            audio.shutdown()
+            FifoSink.shutdown()
+        }
+    }
+
+    public func run() async throws {
+        let service = self.service
+        let logger = self.logger
+        let services = await start()
         let task = Task {
             do {
                 try await service.run()
@@ -216,15 +241,13 @@ struct Application {
             return source
         }
         defer { signals.forEach { $0.cancel() } }
-        defer { library?.cancelUpdates() }
-        try await task.value
-        watcher?.stop()
-        store.finishEffects()
-        await effects.value
-        // Saved before the player stops, so that `time:` is where the song was.
-        stateSaver?.saveNow()
-        audio.shutdown()
-        FifoSink.shutdown()
+        do {
+            try await task.value
+        } catch {
+            await services.stop()
+            throw error
+        }
+        await services.stop()
         logger.notice("stopped")
     }
 }
@@ -256,8 +279,8 @@ final class ShutdownSignal: @unchecked Sendable {
 
 /// `bind_to_address` values to listening endpoints (MPD's rules: `any`, a host name or address, or a
 /// unix socket path starting with `/` or `~`).
-enum Endpoints {
-    static func resolve(_ config: Configuration) throws -> [MPDService.Endpoint] {
+public enum Endpoints {
+    public static func resolve(_ config: Configuration) throws -> [MPDService.Endpoint] {
         config.bindToAddresses.map { address in
             if address.hasPrefix("/") { return .unix(path: address) }
             if address == "any" { return .any(port: config.port) }
@@ -265,7 +288,7 @@ enum Endpoints {
         }
     }
 
-    static func describe(_ address: String, port: Int) -> String {
+    public static func describe(_ address: String, port: Int) -> String {
         address.hasPrefix("/") ? address : "\(address):\(port)"
     }
 }

@@ -8,14 +8,14 @@ import PlayerRuntime
 /// Turns `audio_output` blocks into outputs of the player: checks each block's settings (errors name the file and
 /// line) and returns how to make its sink. With no block, a sound card's `default` ALSA device, or a null output
 /// when the machine has no card (so `make run` always plays).
-struct ConfiguredOutput {
-    var description: OutputDescription
-    var enabled: Bool
-    var makeSink: SinkFactory
+public struct ConfiguredOutput {
+    public var description: OutputDescription
+    public var enabled: Bool
+    public var makeSink: SinkFactory
     /// `mixer_type "hardware"` on an ALSA output: `setvol` turns the card's knob instead of scaling samples.
     var hardwareMixer: (any HardwareMixer)?
 
-    static func all(_ config: Configuration) throws(ConfigError) -> [ConfiguredOutput] {
+    public static func all(_ config: Configuration) throws(ConfigError) -> [ConfiguredOutput] {
         var blocks = config.audioOutputs
         if blocks.isEmpty {
             let card = ALSAProbe.soundCardCount() > 0

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import MPDServer
+import MPDTesting
+import NIOCore
+import NIOEmbedded
+import NoSignalApp
+import NoSignalConfig
+
+/// The whole NoSignal server under a protocol fuzzer: the real wiring (`Application`: store, SQLite library and
+/// stickers, stored playlists, the player with FFmpeg and null outputs, the state file), with the generated test
+/// library as its music, and each input sent by one client over an in-memory channel through the same pipeline as
+/// a socket's (line framing, `connection_timeout`, the session).
+///
+/// An input is run until the connection has no work in flight (deferred commands and command lists run in parts
+/// finish), then the connection is closed. The server lives on across inputs, as a real one lives on across
+/// clients: the queue, playlists and stickers that earlier inputs made are there for the next.
+public final class WholeServerFuzzer: @unchecked Sendable {
+    /// How long one input may take before it counts as a hang.
+    public static let inputDeadline: Duration = .seconds(10)
+
+    public struct Hang: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let application: Application
+    private let services: Application.Services
+    private let loop = NIOAsyncTestingEventLoop()
+    public let directory: String
+    private var inputs = 0
+
+    /// Builds the server in a fresh temporary directory and waits for the first scan of the test library.
+    public static func make() async throws -> WholeServerFuzzer {
+        let music = try TestLibrary.musicDirectory()
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("nosignal-fuzz-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory + "/playlists", withIntermediateDirectories: true)
+        let configText = """
+            music_directory "\(music)"
+            playlist_directory "\(directory)/playlists"
+            db_file "\(directory)/db"
+            sticker_file "\(directory)/sticker.sql"
+            state_file "\(directory)/state"
+            data_directory "\(directory)/data"
+            cache_directory "\(directory)/cache"
+            bind_to_address "127.0.0.1"
+            port "6600"
+            max_playlist_length "400"
+            max_command_list_size "256"
+            max_output_buffer_size "1024"
+            audio_output {
+                type "null"
+                name "first"
+            }
+            audio_output {
+                type "null"
+                name "second"
+                mixer_type "none"
+            }
+            netease {
+                enabled "no"
+            }
+
+            """
+        let configPath = directory + "/nosignal.conf"
+        try configText.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let config = try Configuration.load(path: configPath, environment: ["HOME": directory])
+        var logger = Logger(label: "fuzz")
+        logger.logLevel = ProcessInfo.processInfo.environment["NOSIGNAL_FUZZ_LOG"] == nil ? .critical : .debug
+        let application = try Application(config: config, logger: logger)
+        let services = await application.start()
+        let fuzzer = WholeServerFuzzer(application: application, services: services, directory: directory)
+        try await fuzzer.waitForUpdate()
+        return fuzzer
+    }
+
+    private init(application: Application, services: Application.Services, directory: String) {
+        self.application = application
+        self.services = services
+        self.directory = directory
+    }
+
+    /// Sends `input` as one client's bytes, waits until the server has answered all it will and returns the
+    /// answer (greeting included). Throws `Hang` when the connection still has work after `inputDeadline`.
+    @discardableResult
+    public func run(_ input: [UInt8], isLocal: Bool = false) async throws -> [UInt8] {
+        inputs += 1
+        let channel = NIOAsyncTestingChannel(loop: loop)
+        let service = application.service
+        try await loop.executeInContext { try service.configureConnection(channel, isLocal: isLocal) }
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6600))
+        _ = try? await channel.writeInbound(ByteBuffer(bytes: input))
+        let deadline = ContinuousClock.now + Self.inputDeadline
+        var rounds = 0
+        while true {
+            await loop.run()
+            let busy = try await loop.executeInContext { MPDService.hasWorkInFlight(channel) }
+            if !busy { break }
+            guard ContinuousClock.now < deadline else {
+                throw Hang(description: "the connection still had work after \(Self.inputDeadline)")
+            }
+            // Deferred work (a SQLite read) usually ends within microseconds: look again at once a few times
+            // before sleeping.
+            rounds += 1
+            if rounds < 50 { await Task.yield() } else { try await Task.sleep(for: .microseconds(200)) }
+        }
+        var answer: [UInt8] = []
+        while let buffer = try? await channel.readOutbound(as: ByteBuffer.self) {
+            answer += buffer.readableBytesView
+        }
+        _ = try? await channel.finish(acceptAlreadyClosed: true)
+        await loop.run()
+        return answer
+    }
+
+    /// Waits until no database update runs (the first scan of the library, or one an input started).
+    public func waitForUpdate() async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while application.service.context.database?.updatingJobID != nil {
+            guard ContinuousClock.now < deadline else { throw Hang(description: "the database update did not end") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Stops the server's background work (effects, player, updates).
+    public func stop() async {
+        await services.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
