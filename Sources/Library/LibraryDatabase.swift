@@ -24,7 +24,10 @@ public final class LibraryDatabase: Sendable {
         configuration.foreignKeysEnabled = true
         // WAL with `synchronous = NORMAL`: commits do not wait for fsync (the database stays consistent; a power
         // cut may lose the last transactions, which the next update redoes). A scan commits once per directory.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            FilterFunctions.register(db)
+        }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
@@ -39,6 +42,7 @@ public final class LibraryDatabase: Sendable {
     public init() throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in FilterFunctions.register(db) }
         writer = try DatabaseQueue(configuration: configuration)
         try Self.migrator.migrate(writer)
     }

@@ -71,8 +71,9 @@ extension LibraryQueries {
         } else {
             for chunk in chunks(songIDs) {
                 try forEachRow(db, SQL(sql: """
-                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (\(chunk)) AND +tag IN (\(tagList))
-                    """), visit)
+                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
+                    AND +tag IN (\(tagList))
+                    """, arguments: [chunk]), visit)
             }
         }
 
@@ -114,7 +115,8 @@ extension LibraryQueries {
 
     /// Steps a statement through SQLite's C API, calling `body` for each row.
     static func forEachRow(_ db: Database, _ sql: SQL, _ body: (OpaquePointer) throws -> Void) throws {
-        let statement = try db.makeStatement(literal: sql)
+        // Cached: the texts repeat (values are bound), so each connection prepares them once.
+        let statement = try db.cachedStatement(literal: sql)
         let handle = statement.sqliteStatement
         while true {
             let code = sqlite3_step(handle)

@@ -114,19 +114,18 @@ public final class LibraryQueries: Sendable {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.read { db in
-            FilterFunctions.register(db)
-            return try body(db)
-        }
+        // The filter's SQL functions are registered once per connection (`LibraryDatabase`): registering a function
+        // expires every prepared statement of the connection.
+        try await writer.read { db in try body(db) }
     }
 
     /// MPD visits the selection's base directory first and fails when it is neither a directory nor a song.
     static func checkBase(_ expression: FilterExpression, _ db: Database) throws {
         guard let base = FilterSQL.selectionBase(expression), !base.isEmpty else { return }
-        let exists = try Bool.fetchOne(db, sql: """
+        let exists = try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT EXISTS (SELECT 1 FROM directory WHERE path = ?) OR EXISTS (SELECT 1 FROM song WHERE uri = ?)
                 OR EXISTS (SELECT 1 FROM remote_directory WHERE path = ?)
-            """, arguments: [base, base, base]) ?? false
+            """), arguments: [base, base, base]) ?? false
         guard exists else { throw ACKError(.noExist, "No such directory") }
     }
 
@@ -175,7 +174,7 @@ public final class LibraryQueries: Sendable {
             """) + FilterSQL.condition(query.expression)
         var entries: [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)] = []
         var perDirectory: [String: Int] = [:]
-        let cursor = try Row.fetchCursor(db, SQLRequest<Row>(literal: sql))
+        let cursor = try Row.fetchCursor(db, SQLRequest<Row>(literal: sql, cached: true))
         while let row = try cursor.next() {
             let directory: String? = row[2]
             if let directory { perDirectory[directory, default: 0] += 1 }
@@ -192,8 +191,8 @@ public final class LibraryQueries: Sendable {
             // The first value (lowest position) of each tag. A large share of the library is read in one pass over
             // the `(tag, song_id)` index; a few songs by id.
             var first: [Int64: (position: Int, value: String)] = [:]
-            func collect(_ sql: String) throws {
-                let rows = try Row.fetchCursor(db, sql: sql)
+            func collect(_ sql: String, _ chunk: String? = nil) throws {
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: chunk.map { [$0] } ?? [])
                 while let row = try rows.next() {
                     let id: Int64 = row[0]
                     guard index[id] != nil else { continue }
@@ -209,7 +208,7 @@ public final class LibraryQueries: Sendable {
                 // By key, song by song (`+tag` keeps SQLite off the `(tag, value)` index, which would read every
                 // album, disc and track row of the library).
                 for chunk in chunks(Array(index.keys)) {
-                    try collect("SELECT song_id, tag, position, value FROM song_tag WHERE song_id IN (\(chunk)) AND +tag IN (\(tags))")
+                    try collect("SELECT song_id, tag, position, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) AND +tag IN (\(tags))", chunk)
                 }
             }
             for (key, entry) in first {
@@ -223,7 +222,7 @@ public final class LibraryQueries: Sendable {
         }
         var unsorted: [String: Int64] = [:]
         if !entries.isEmpty {
-            for row in try Row.fetchAll(db, sql: "SELECT path, unsorted FROM directory WHERE unsorted IS NOT NULL") {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT path, unsorted FROM directory WHERE unsorted IS NOT NULL")) {
                 unsorted[row[0]] = row[1]
             }
         }
@@ -267,14 +266,13 @@ public final class LibraryQueries: Sendable {
         return ids
     }
 
-    /// Comma-separated id lists of at most 500 ids, for `IN (…)` of integers.
+    /// Ids in JSON arrays of at most 500, each bound as one argument of `IN (SELECT value FROM json_each(?))`: the
+    /// statement's text stays the same whatever the ids, so each connection prepares it once (`cachedStatement`).
     static func chunks(_ ids: [Int64]) -> [String] {
         stride(from: 0, to: ids.count, by: 500).map { start in
-            ids[start..<min(start + 500, ids.count)].map(String.init).joined(separator: ",")
+            "[" + ids[start..<min(start + 500, ids.count)].map(String.init).joined(separator: ",") + "]"
         }
     }
-
-    static func ids(_ chunk: String) -> [Int64] { chunk.split(separator: ",").compactMap { Int64($0) } }
 
     /// Loads full songs (tags in their stored order) for the ids, keeping the order of `ids`.
     static func loadSongs(_ ids: [Int64], _ db: Database) throws -> [Song] {
@@ -304,15 +302,17 @@ public final class LibraryQueries: Sendable {
         }
         var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
         for chunk in chunks(ids) {
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE id IN (\(chunk))
-                """)
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT id, uri, duration, last_modified, added, audio_format FROM song \
+                WHERE id IN (SELECT value FROM json_each(?))
+                """), arguments: [chunk])
             while let row = try rows.next() {
                 songs[row[0]] = Song(uri: row[1], duration: row[2], lastModified: row[3], added: row[4], audioFormat: row[5])
             }
-            let tags = try Row.fetchCursor(db, sql: """
-                SELECT song_id, tag, value FROM song_tag WHERE song_id IN (\(chunk)) ORDER BY song_id, position
-                """)
+            let tags = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
+                ORDER BY song_id, position
+                """), arguments: [chunk])
             while let row = try tags.next() {
                 let id: Int64 = row[0]
                 guard let tag = TagName(rawValue: row[1]) else { continue }

@@ -111,8 +111,7 @@ extension MusicLibrary {
                 let row = StoredDirectory(parent: plan.parent, position: plan.position, reference: directory.reference,
                                           lastModified: directory.lastModified)
                 let old = storedDirectories[directory.path]
-                if old == nil, let owner = try String.fetchOne(
-                    db, sql: "SELECT source FROM remote_directory WHERE path = ?", arguments: [directory.path]) {
+                if old == nil, let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT source FROM remote_directory WHERE path = ?"), arguments: [directory.path]) {
                     throw LibraryError.argument("Remote directory '\(directory.path)' belongs to \(owner)")
                 }
                 if old != row {
@@ -140,7 +139,7 @@ extension MusicLibrary {
     /// followed by its contents) of a remote directory; nil when `path` is none.
     public func remoteEntries(path: String, recursive: Bool) throws -> [LibraryEntry]? {
         try database.writer.read { db -> [LibraryEntry]? in
-            guard let modified = try Row.fetchOne(db, sql: "SELECT last_modified FROM remote_directory WHERE path = ?",
+            guard let modified = try Row.fetchOne(db.cachedStatement(sql: "SELECT last_modified FROM remote_directory WHERE path = ?"),
                                                   arguments: [path]) else { return nil }
             guard recursive else {
                 var entries = try Self.remoteChildren(db, of: path).map {
@@ -154,16 +153,16 @@ extension MusicLibrary {
             // The subtree in two passes (its directories, then every entry below it) rather than per directory.
             let subtree = "path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/'"
             var children: [String: [(path: String, modified: Int64?)]] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT path, parent, last_modified FROM remote_directory WHERE \(subtree) ORDER BY parent, position
-                """, arguments: [path]) {
+                """), arguments: [path]) {
                 children[row[1], default: []].append((row[0], row[2]))
             }
             var entryIDs: [String: [Int64]] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT directory, song_id FROM remote_entry
                 WHERE directory IN (SELECT path FROM remote_directory WHERE \(subtree)) ORDER BY directory, position
-                """, arguments: [path]) {
+                """), arguments: [path]) {
                 entryIDs[row[0], default: []].append(row[1])
             }
             let songs = try Self.remoteSongs(db, ids: Array(Set(entryIDs.values.joined())))
@@ -189,7 +188,7 @@ extension MusicLibrary {
     /// The remote directory at `path`, if any.
     public func remoteDirectory(path: String) throws -> RemoteDirectoryInfo? {
         try database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.directoryInfoColumns) FROM remote_directory d WHERE d.path = ?",
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.directoryInfoColumns) FROM remote_directory d WHERE d.path = ?"),
                              arguments: [path]).map(Self.directoryInfo)
         }
     }
@@ -202,12 +201,12 @@ extension MusicLibrary {
     /// Cheaper than `remoteEntries` when only membership matters (is this song liked?).
     public func remoteSongURIs(path: String) throws -> [String]? {
         try database.writer.read { db -> [String]? in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM remote_directory WHERE path = ?", arguments: [path]) != nil
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM remote_directory WHERE path = ?"), arguments: [path]) != nil
             else { return nil }
-            return try String.fetchAll(db, sql: """
+            return try String.fetchAll(db.cachedStatement(sql: """
                 SELECT song.uri FROM remote_entry JOIN song ON song.id = remote_entry.song_id
                 WHERE remote_entry.directory = ? ORDER BY remote_entry.position
-                """, arguments: [path])
+                """), arguments: [path])
         }
     }
 
@@ -237,22 +236,22 @@ extension MusicLibrary {
         let now = Int64(Date().timeIntervalSince1970)
         let changed = try database.writer.write { db -> Bool in
             var changed = false
-            let owner = try String.fetchOne(db, sql: "SELECT source FROM remote_directory WHERE path = ?",
+            let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT source FROM remote_directory WHERE path = ?"),
                                             arguments: [directory.path])
             if let owner, owner != source {
                 throw LibraryError.argument("Remote directory '\(directory.path)' belongs to \(owner)")
             }
             if owner == nil {
                 if !parent.isEmpty {
-                    let parentOwner = try String.fetchOne(db, sql: "SELECT source FROM remote_directory WHERE path = ?",
+                    let parentOwner = try String.fetchOne(db.cachedStatement(sql: "SELECT source FROM remote_directory WHERE path = ?"),
                                                           arguments: [parent])
                     guard parentOwner == source else {
                         throw LibraryError.argument("Remote directory '\(directory.path)' without its parent")
                     }
                 }
-                let positions = try Int64.fetchAll(db, sql: """
+                let positions = try Int64.fetchAll(db.cachedStatement(sql: """
                     SELECT position FROM remote_directory WHERE parent = ? ORDER BY position
-                    """, arguments: [parent])
+                    """), arguments: [parent])
                 let position: Int64
                 if let index, index >= 0, index < positions.count {
                     position = positions[index]
@@ -306,10 +305,10 @@ extension MusicLibrary {
         guard newPath != path else { return false }
         let now = Int64(Date().timeIntervalSince1970)
         let changed = try database.writer.write { db -> Bool in
-            let owner = try String.fetchOne(db, sql: "SELECT source FROM remote_directory WHERE path = ?",
+            let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT source FROM remote_directory WHERE path = ?"),
                                             arguments: [path])
             guard owner == source else { return false }
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM remote_directory WHERE path = ?", arguments: [newPath])
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM remote_directory WHERE path = ?"), arguments: [newPath])
                 == nil
             else { throw LibraryError.argument("Remote directory '\(newPath)' exists") }
             // The entries and subdirectories name their directory by path: they move in the same transaction.
@@ -404,19 +403,19 @@ extension MusicLibrary {
     static func storedRemoteSongs(_ db: GRDB.Database, source: String) throws -> [String: StoredSong] {
         var songs: [String: StoredSong] = [:]
         var uris: [Int64: String] = [:]
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, uri, duration, last_modified, added, audio_format FROM song
             WHERE source = ?1 AND source <> 'local'
-            """, arguments: [source]) {
+            """), arguments: [source]) {
             let uri: String = row[1]
             uris[row[0]] = uri
             songs[uri] = StoredSong(id: row[0], duration: row[2], lastModified: row[3], added: row[4],
                                     audioFormat: row[5])
         }
-        let tags = try Row.fetchCursor(db, sql: """
+        let tags = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT song_id, tag, position, value FROM song_tag
             WHERE song_id IN (SELECT id FROM song WHERE source = ?1 AND source <> 'local') ORDER BY song_id, position
-            """, arguments: [source])
+            """), arguments: [source])
         while let row = try tags.next() {
             guard let uri = uris[row[0]] else { continue }
             songs[uri]!.tags.append(RemoteTagRow(tag: row[1], position: row[2], value: row[3]))
@@ -426,11 +425,11 @@ extension MusicLibrary {
 
     /// One stored song of the source by URI, with its tag rows; nil when the source has none with that URI.
     static func storedRemoteSong(_ db: GRDB.Database, uri: String, source: String) throws -> StoredSong? {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT id, duration, last_modified, added, audio_format FROM song WHERE uri = ? AND source = ?
-            """, arguments: [uri, source]) else { return nil }
+            """), arguments: [uri, source]) else { return nil }
         var song = StoredSong(id: row[0], duration: row[1], lastModified: row[2], added: row[3], audioFormat: row[4])
-        song.tags = try Row.fetchAll(db, sql: "SELECT tag, position, value FROM song_tag WHERE song_id = ? ORDER BY position",
+        song.tags = try Row.fetchAll(db.cachedStatement(sql: "SELECT tag, position, value FROM song_tag WHERE song_id = ? ORDER BY position"),
                                      arguments: [song.id]).map { RemoteTagRow(tag: $0[0], position: $0[1], value: $0[2]) }
         return song
     }
@@ -450,7 +449,7 @@ extension MusicLibrary {
     }
 
     static func insert(_ db: GRDB.Database, _ song: PlannedSong, source: String, now: Int64) throws -> Int64 {
-        if let owner = try String.fetchOne(db, sql: "SELECT source FROM song WHERE uri = ?", arguments: [song.uri]) {
+        if let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT source FROM song WHERE uri = ?"), arguments: [song.uri]) {
             throw LibraryError.argument("Song '\(song.uri)' belongs to \(owner)")
         }
         try db.execute(sql: """
@@ -489,9 +488,9 @@ extension MusicLibrary {
 
     static func storedRemoteDirectories(_ db: GRDB.Database, source: String) throws -> [String: StoredDirectory] {
         var directories: [String: StoredDirectory] = [:]
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT path, parent, position, reference, last_modified FROM remote_directory WHERE source = ?
-            """, arguments: [source]) {
+            """), arguments: [source]) {
             directories[row[0]] = StoredDirectory(parent: row[1], position: row[2], reference: row[3],
                                                   lastModified: row[4])
         }
@@ -514,14 +513,14 @@ extension MusicLibrary {
     }
 
     static func entryIDs(_ db: GRDB.Database, directory: String) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT song_id FROM remote_entry WHERE directory = ? ORDER BY position",
+        try Int64.fetchAll(db.cachedStatement(sql: "SELECT song_id FROM remote_entry WHERE directory = ? ORDER BY position"),
                            arguments: [directory])
     }
 
     static func remoteChildren(_ db: GRDB.Database, of path: String) throws -> [RemoteDirectoryInfo] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(directoryInfoColumns) FROM remote_directory d WHERE d.parent = ? ORDER BY d.position
-            """, arguments: [path]).map(directoryInfo)
+            """), arguments: [path]).map(directoryInfo)
     }
 
     static let directoryInfoColumns = """

@@ -95,7 +95,7 @@ public final class MusicLibrary: Sendable {
                 var entries: [LibraryEntry] = []
                 // A recursive listing starts with the directory itself (never the root).
                 if recursive, !uri.isEmpty {
-                    let modified = try Int64?.fetchOne(db, sql: "SELECT last_modified FROM directory WHERE id = ?",
+                    let modified = try Int64?.fetchOne(db.cachedStatement(sql: "SELECT last_modified FROM directory WHERE id = ?"),
                                                        arguments: [directory])
                     entries.append(.directory(path: uri, lastModified: modified ?? nil))
                 }
@@ -120,7 +120,7 @@ public final class MusicLibrary: Sendable {
     }
 
     static func directoryID(_ db: GRDB.Database, path: String) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM directory WHERE path = ?"), arguments: [path])
     }
 
     /// MPD's `Directory::Walk`: the songs (album, disc, track, file name), the playlists, then each child
@@ -129,7 +129,7 @@ public final class MusicLibrary: Sendable {
                      into entries: inout [LibraryEntry]) throws {
         if recursive {
             // One pass over the subtree instead of three queries per directory.
-            let path = try String.fetchOne(db, sql: "SELECT path FROM directory WHERE id = ?", arguments: [directoryID]) ?? ""
+            let path = try String.fetchOne(db.cachedStatement(sql: "SELECT path FROM directory WHERE id = ?"), arguments: [directoryID]) ?? ""
             let tree = try Tree.load(db, under: path)
             tree.walk(directoryID, recursive: true, into: &entries)
             return
@@ -184,14 +184,14 @@ public final class MusicLibrary: Sendable {
                 songs[index].song.tags.append(Song.Tag(tag.mpdName, RawColumn.text(row, 2) ?? ""))
             }
             for entry in songs { tree.songs[entry.directory, default: []].append(entry.song) }
-            for row in try Row.fetchAll(db, sql: """
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
-                """, arguments: arguments) {
+                """), arguments: arguments) {
                 tree.playlists[row["directory_id"] as Int64, default: []].append((row["path"], row["last_modified"]))
             }
-            for row in try Row.fetchAll(db, sql: """
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT id, parent_id, path, last_modified, unsorted FROM directory WHERE parent_id IN (\(directories))
-                """, arguments: arguments) {
+                """), arguments: arguments) {
                 tree.children[row["parent_id"] as Int64, default: []].append(
                     (row["id"], row["path"], row["last_modified"], row["unsorted"]))
             }
@@ -221,9 +221,9 @@ public final class MusicLibrary: Sendable {
 
     /// Loads songs with their tags in stored order.
     static func songs(_ db: GRDB.Database, whereSQL: String, arguments: StatementArguments) throws -> [Song] {
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE \(whereSQL)
-            """, arguments: arguments)
+            """), arguments: arguments)
         guard !rows.isEmpty else { return [] }
         var byID: [Int64: Song] = [:]
         var order: [Int64] = []
@@ -233,10 +233,10 @@ public final class MusicLibrary: Sendable {
             byID[id] = Song(uri: row["uri"], duration: row["duration"], lastModified: row["last_modified"],
                             added: row["added"], audioFormat: row["audio_format"])
         }
-        let tagRows = try Row.fetchCursor(db, sql: """
+        let tagRows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT id FROM song WHERE \(whereSQL))
             ORDER BY song_id, position
-            """, arguments: arguments)
+            """), arguments: arguments)
         while let row = try tagRows.next() {
             let id: Int64 = row["song_id"]
             guard let tag = TagName(rawValue: row["tag"]) else { continue }
@@ -298,13 +298,13 @@ public final class MusicLibrary: Sendable {
     /// MPD's `stats` database part: distinct Artist values, distinct Album values, songs, total duration.
     public func stats() throws -> LibraryStats {
         try database.writer.read { db in
-            let artists = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT value) FROM song_tag WHERE tag = ?",
+            let artists = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(DISTINCT value) FROM song_tag WHERE tag = ?"),
                                            arguments: [TagName.artist.rawValue]) ?? 0
-            let albums = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT value) FROM song_tag WHERE tag = ?",
+            let albums = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(DISTINCT value) FROM song_tag WHERE tag = ?"),
                                           arguments: [TagName.album.rawValue]) ?? 0
-            let songs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0
-            let playtime = try Double.fetchOne(db, sql: "SELECT TOTAL(duration) FROM song") ?? 0
-            let update = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'db_update'")
+            let songs = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM song")) ?? 0
+            let playtime = try Double.fetchOne(db.cachedStatement(sql: "SELECT TOTAL(duration) FROM song")) ?? 0
+            let update = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'db_update'"))
             return LibraryStats(artists: artists, albums: albums, songs: songs, playtime: Int64(saturating: playtime),
                                 lastUpdate: update.flatMap { Int64($0) })
         }
@@ -315,7 +315,7 @@ public final class MusicLibrary: Sendable {
     public var isEmpty: Bool {
         get throws {
             try database.writer.read { db in
-                try Bool.fetchOne(db, sql: "SELECT NOT EXISTS(SELECT 1 FROM song WHERE source = 'local')") ?? true
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT NOT EXISTS(SELECT 1 FROM song WHERE source = 'local')")) ?? true
             }
         }
     }
@@ -364,7 +364,7 @@ public final class MusicLibrary: Sendable {
     /// The file of a song in the database; MPD answers "No such song" for anything else.
     func pathOfSong(_ uri: String) throws -> String {
         let known = try database.writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM song WHERE uri = ?)", arguments: [uri]) ?? false
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM song WHERE uri = ?)"), arguments: [uri]) ?? false
         }
         guard known else { throw LibraryError.notFound("No such song") }
         return absolutePath(uri)

@@ -16,7 +16,7 @@ public final class StickerDatabase: Sendable {
 
     public func stickerValue(type: String, uri: String, name: String) async throws -> String? {
         try await writer.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?",
+            try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?"),
                                 arguments: [type, uri, name])
         }
     }
@@ -33,7 +33,7 @@ public final class StickerDatabase: Sendable {
     /// `StickerDatabase::IncValue`/`DecValue` (0.24): the old value read as an integer, absent as 0.
     public func addToSticker(type: String, uri: String, name: String, delta: Int) async throws {
         try await writer.write { db in
-            let old = try String.fetchOne(db, sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?",
+            let old = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?"),
                                           arguments: [type, uri, name])
             let value = WalkOrder.number(old) &+ delta
             try db.execute(sql: """
@@ -57,7 +57,7 @@ public final class StickerDatabase: Sendable {
 
     public func stickers(type: String, uri: String) async throws -> [(name: String, value: String)] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, value FROM sticker WHERE type = ? AND uri = ? ORDER BY name",
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT name, value FROM sticker WHERE type = ? AND uri = ? ORDER BY name"),
                              arguments: [type, uri]).map { ($0[0], $0[1]) }
         }
     }
@@ -103,16 +103,16 @@ public final class StickerDatabase: Sendable {
     }
 
     public func stickerNames() async throws -> [String] {
-        try await writer.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT name FROM sticker ORDER BY name") }
+        try await writer.read { db in try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT name FROM sticker ORDER BY name")) }
     }
 
     public func stickerNamesTypes(type: String?) async throws -> [(name: String, type: String)] {
         try await writer.read { db in
             if let type {
-                return try Row.fetchAll(db, sql: "SELECT DISTINCT name, type FROM sticker WHERE type = ? ORDER BY name",
+                return try Row.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT name, type FROM sticker WHERE type = ? ORDER BY name"),
                                         arguments: [type]).map { ($0[0], $0[1]) }
             }
-            return try Row.fetchAll(db, sql: "SELECT DISTINCT name, type FROM sticker ORDER BY name, type")
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT name, type FROM sticker ORDER BY name, type"))
                 .map { ($0[0], $0[1]) }
         }
     }

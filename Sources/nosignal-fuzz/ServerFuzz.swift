@@ -91,21 +91,27 @@ enum ServerFuzzReplay {
             return 1
         }
         var failures = 0
+        let environment = ProcessInfo.processInfo.environment
+        let slow = environment["NOSIGNAL_FUZZ_SLOW"].flatMap(Int.init).map { Duration.milliseconds($0) }
+        let started = ContinuousClock.now
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let input = [UInt8](data)
             do {
+                let start = ContinuousClock.now
                 let answer = try await fuzzer.run(input, isLocal: isLocal(input))
-                if ProcessInfo.processInfo.environment["NOSIGNAL_FUZZ_ECHO"] != nil {
+                let took = ContinuousClock.now - start
+                if environment["NOSIGNAL_FUZZ_ECHO"] != nil {
                     print("== \(path)\n" + String(decoding: answer, as: UTF8.self))
                 }
+                if let slow, took > slow { print("slow \(took) \(path)") }
             } catch {
                 print("FAIL \(path): \(error)")
                 failures += 1
             }
         }
         await fuzzer.stop()
-        print("\(paths.count) inputs, \(failures) failed")
+        print("\(paths.count) inputs, \(failures) failed, \(ContinuousClock.now - started)")
         return failures == 0 ? 0 : 1
     }
 }
