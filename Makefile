@@ -42,6 +42,7 @@ bench: test-deps release
 	/usr/bin/python3 Benchmarks/playback_bench.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/netease_search_bench.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/netease_playback_bench.py .build/release/nosignal
+	/usr/bin/python3 Benchmarks/reliability_bench.py .build/release/nosignal
 
 ## NoSignal with a fake NetEase account (offline): the fake server and the server on 127.0.0.1:6600.
 demo: test-deps

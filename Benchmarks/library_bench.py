@@ -188,9 +188,10 @@ NULL_OUTPUT = ['audio_output {', ' type "null"', ' name "null"', ' mixer_type "s
 
 class Server:
     """A fresh MPD or NoSignal in its own temporary directory. `music`: an existing music directory to use
-    instead of an empty one; `outputs`: config lines of the audio outputs; `binary`: NoSignal's executable."""
+    instead of an empty one; `outputs`: config lines of the audio outputs; `binary`: NoSignal's executable;
+    `output_buffer_kib`: max_output_buffer_size; `extra`: further configuration lines."""
 
-    def __init__(self, kind, music=None, outputs=NULL_OUTPUT, binary=None):
+    def __init__(self, kind, music=None, outputs=NULL_OUTPUT, binary=None, output_buffer_kib=65536, extra=()):
         self.kind = kind
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
         self.music = music or os.path.join(self.dir, "music")
@@ -200,7 +201,8 @@ class Server:
         conf = os.path.join(self.dir, "server.conf")
         lines = [f'music_directory "{self.music}"', f'playlist_directory "{self.dir}/playlists"',
                  f'db_file "{self.dir}/database"', f'state_file "{self.dir}/state"',
-                 'bind_to_address "127.0.0.1"', f'port "{self.port}"', 'max_output_buffer_size "65536"'] + outputs
+                 'bind_to_address "127.0.0.1"', f'port "{self.port}"',
+                 f'max_output_buffer_size "{output_buffer_kib}"'] + list(extra) + outputs
         if kind == "mpd":
             lines.append('zeroconf_enabled "no"')
             cmd = ["mpd", "--no-daemon", "--stderr", conf]
