@@ -28,6 +28,8 @@ let package = Package(
         /// QR codes for `nosignal login` (libqrencode).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CShim", dependencies: ["CFFmpeg", "CCurl"]),
+        /// glibc's `mallopt` and `malloc_trim` (`<malloc.h>`), for the server's memory policy.
+        .systemLibrary(name: "CMalloc"),
 
         // The pure centre.
         .target(name: "MPDProtocol", swiftSettings: swiftSettings),
@@ -72,7 +74,7 @@ let package = Package(
         /// The live server built from a configuration: every edge wired to the server's ports. A library, so that
         /// the executable and the whole-server protocol fuzzer run the same wiring.
         .target(name: "NoSignalApp", dependencies: [
-            "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
+            "CMalloc", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
             "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -110,6 +112,7 @@ let package = Package(
         .testTarget(name: "PlayerRuntimeTests", dependencies: ["PlayerRuntime", "PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "MPDServerTests", dependencies: [
             "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDTesting", "Library", "FFmpegDecoder",
+            "NoSignalApp",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -137,7 +140,7 @@ let package = Package(
         .testTarget(name: "FakeNetEaseTests", dependencies: ["TestTools", "FakeNetEase", "NetEase"], swiftSettings: swiftSettings),
         .testTarget(name: "NetEaseLibraryTests", dependencies: [
             "NetEaseLibrary", "NetEase", "FakeNetEase", "Library", "MPDServer", "MPDProtocol", "PlayerCore",
-            "NoSignalConfig", "TestTools", "PlayerRuntime", "FFmpegDecoder", "ALSAOutput",
+            "NoSignalConfig", "TestTools", "PlayerRuntime", "FFmpegDecoder", "ALSAOutput", "NoSignalApp",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ServerFuzzingTests", dependencies: ["ServerFuzzing"], swiftSettings: swiftSettings),

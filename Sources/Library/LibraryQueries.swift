@@ -33,6 +33,19 @@ public final class LibraryQueries: Sendable {
         }
     }
 
+    /// `songs(matching:)` 500 songs at a time, for results too large to hold: `visit` returns false to stop.
+    public func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws {
+        try await read { db in
+            try Self.checkBase(query.expression, db)
+            let ids = try Self.ordered(query, db).map(\.id)
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                for song in try Self.loadSongs(Array(ids[start..<min(start + 500, ids.count)]), db) {
+                    guard visit(song) else { return }
+                }
+            }
+        }
+    }
+
     /// `list file`: the URIs of the matching songs in database order.
     public func uris(matching expression: FilterExpression?) async throws -> [String] {
         try await read { db in

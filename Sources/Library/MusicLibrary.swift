@@ -87,23 +87,44 @@ public final class MusicLibrary: Sendable {
     // MARK: - Browsing
 
     /// `lsinfo` (one level) and `listall`/`listallinfo` (recursive) of a directory, or of one song.
-    public func list(uri raw: String, recursive: Bool) throws -> [LibraryEntry] {
+    public func list(uri: String, recursive: Bool) throws -> [LibraryEntry] {
+        var entries: [LibraryEntry] = []
+        try visit(uri: uri, recursive: recursive, streaming: false) { entries.append($0); return true }
+        return entries
+    }
+
+    /// `list` one record at a time, in the same order, for listings too large to hold: the tree's shape
+    /// (directories, playlists) is read first, then each directory's songs when the walk reaches them, so a listing
+    /// of the whole library holds one directory's songs at a time. `visit` returns false to stop.
+    public func visit(uri: String, recursive: Bool, _ visit: (LibraryEntry) throws -> Bool) throws {
+        try self.visit(uri: uri, recursive: recursive, streaming: true, visit)
+    }
+
+    /// `streaming` false reads all songs of a recursive listing in one pass: faster when they are all kept (`add`).
+    private func visit(uri raw: String, recursive: Bool, streaming: Bool,
+                       _ visit: (LibraryEntry) throws -> Bool) throws {
         // No path check here: MPD just finds nothing ("No such directory").
         let uri = raw == "/" ? "" : raw
-        return try database.writer.read { db in
+        try database.writer.read { db in
             if let directory = try Self.directoryID(db, path: uri) {
-                var entries: [LibraryEntry] = []
                 // A recursive listing starts with the directory itself (never the root).
                 if recursive, !uri.isEmpty {
-                    let modified = try Int64?.fetchOne(db.cachedStatement(sql: "SELECT last_modified FROM directory WHERE id = ?"),
-                                                       arguments: [directory])
-                    entries.append(.directory(path: uri, lastModified: modified ?? nil))
+                    let modified = try Int64?.fetchOne(
+                        db.cachedStatement(sql: "SELECT last_modified FROM directory WHERE id = ?"), arguments: [directory])
+                    guard try visit(.directory(path: uri, lastModified: modified ?? nil)) else { return }
                 }
-                try Self.walk(db, directoryID: directory, recursive: recursive, into: &entries)
-                return entries
+                if recursive {
+                    let tree = try Tree.load(db, under: uri, songs: !streaming)
+                    _ = try tree.walk(directory, recursive: true, songs: streaming ? { try Tree.songs(db, in: $0) } : nil,
+                                      visit)
+                } else {
+                    _ = try Tree.load(db, directoryID: directory).walk(directory, recursive: false, songs: nil, visit)
+                }
+                return
             }
             if let song = try Self.songs(db, whereSQL: "song.uri = ?", arguments: [uri]).first {
-                return [.song(song)]
+                _ = try visit(.song(song))
+                return
             }
             throw LibraryError.notFound("No such directory")
         }
@@ -123,44 +144,60 @@ public final class MusicLibrary: Sendable {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM directory WHERE path = ?"), arguments: [path])
     }
 
-    /// MPD's `Directory::Walk`: the songs (album, disc, track, file name), the playlists, then each child
-    /// directory followed (when recursive) by its contents.
-    static func walk(_ db: GRDB.Database, directoryID: Int64, recursive: Bool,
-                     into entries: inout [LibraryEntry]) throws {
-        if recursive {
-            // One pass over the subtree instead of three queries per directory.
-            let path = try String.fetchOne(db.cachedStatement(sql: "SELECT path FROM directory WHERE id = ?"), arguments: [directoryID]) ?? ""
-            let tree = try Tree.load(db, under: path)
-            tree.walk(directoryID, recursive: true, into: &entries)
-            return
-        }
-        let tree = try Tree.load(db, directoryID: directoryID)
-        tree.walk(directoryID, recursive: false, into: &entries)
-    }
-
-    /// Directories, songs and playlists of a part of the database, grouped by directory.
+    /// Directories, songs and playlists of a part of the database, grouped by directory, walked in MPD's
+    /// `Directory::Walk` order: the songs (album, disc, track, file name), the playlists, then each child directory
+    /// followed (when recursive) by its contents.
     struct Tree {
         typealias Child = (id: Int64, path: String, modified: Int64?, unsorted: Int64?)
         var songs: [Int64: [Song]] = [:]
         var playlists: [Int64: [(path: String, modified: Int64?)]] = [:]
         var children: [Int64: [Child]] = [:]
 
-        /// Everything below `path` (all of it for the root).
-        static func load(_ db: GRDB.Database, under path: String) throws -> Tree {
+        /// Everything below `path` (all of it for the root); without the songs when `songs` is false.
+        static func load(_ db: GRDB.Database, under path: String, songs: Bool) throws -> Tree {
             let filter = path.isEmpty ? "1" : "(path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')"
             let arguments: StatementArguments = path.isEmpty ? [] : [path]
-            return try load(db, directories: "SELECT id FROM directory WHERE \(filter)", arguments: arguments)
+            return try load(db, directories: "SELECT id FROM directory WHERE \(filter)", arguments: arguments,
+                            songs: songs)
         }
 
         /// One directory level.
         static func load(_ db: GRDB.Database, directoryID: Int64) throws -> Tree {
-            try load(db, directories: "SELECT ?1", arguments: [directoryID])
+            try load(db, directories: "SELECT ?1", arguments: [directoryID], songs: true)
         }
 
-        static func load(_ db: GRDB.Database, directories: String, arguments: StatementArguments) throws -> Tree {
+        /// The songs of one directory.
+        static func songs(_ db: GRDB.Database, in directoryID: Int64) throws -> [Song] {
+            try loadSongs(db, directories: "SELECT ?1", arguments: [directoryID]).map(\.song)
+        }
+
+        static func load(_ db: GRDB.Database, directories: String, arguments: StatementArguments,
+                         songs withSongs: Bool) throws -> Tree {
             var tree = Tree()
-            // Songs by id and their tags by (song id, position), merged in one pass; read through SQLite's C API
-            // because `add` of a folder of 10,000 songs reads 80,000 rows here.
+            if withSongs {
+                for entry in try loadSongs(db, directories: directories, arguments: arguments) {
+                    tree.songs[entry.directory, default: []].append(entry.song)
+                }
+            }
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
+                """), arguments: arguments) {
+                tree.playlists[row["directory_id"] as Int64, default: []].append((row["path"], row["last_modified"]))
+            }
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT id, parent_id, path, last_modified, unsorted FROM directory WHERE parent_id IN (\(directories))
+                """), arguments: arguments) {
+                tree.children[row["parent_id"] as Int64, default: []].append(
+                    (row["id"], row["path"], row["last_modified"], row["unsorted"]))
+            }
+            return tree
+        }
+
+        /// Songs by id and their tags by (song id, position), merged in one pass; read through SQLite's C API
+        /// because `add` of a folder of 10,000 songs reads 80,000 rows here.
+        static func loadSongs(_ db: GRDB.Database, directories: String, arguments: StatementArguments) throws
+            -> [(id: Int64, directory: Int64, song: Song)]
+        {
             var songs: [(id: Int64, directory: Int64, song: Song)] = []
             try LibraryQueries.forEachRow(db, SQL(sql: """
                 SELECT id, directory_id, uri, duration, last_modified, added, audio_format FROM song
@@ -183,26 +220,20 @@ public final class MusicLibrary: Sendable {
                       let tag = TagName(rawValue: Int(sqlite3_column_int(row, 1))) else { return }
                 songs[index].song.tags.append(Song.Tag(tag.mpdName, RawColumn.text(row, 2) ?? ""))
             }
-            for entry in songs { tree.songs[entry.directory, default: []].append(entry.song) }
-            for row in try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
-                """), arguments: arguments) {
-                tree.playlists[row["directory_id"] as Int64, default: []].append((row["path"], row["last_modified"]))
-            }
-            for row in try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, parent_id, path, last_modified, unsorted FROM directory WHERE parent_id IN (\(directories))
-                """), arguments: arguments) {
-                tree.children[row["parent_id"] as Int64, default: []].append(
-                    (row["id"], row["path"], row["last_modified"], row["unsorted"]))
-            }
-            return tree
+            return songs
         }
 
-        /// MPD's `Directory::Walk` order (see `MusicLibrary.walk`).
-        func walk(_ id: Int64, recursive: Bool, into entries: inout [LibraryEntry]) {
-            entries.append(contentsOf: sortSongs(songs[id] ?? []).map(LibraryEntry.song))
+        /// Visits directory `id` in MPD's `Directory::Walk` order, its songs from `songs` when given (read as the
+        /// walk reaches each directory), else from the tree. Returns false when `visit` stopped it.
+        func walk(_ id: Int64, recursive: Bool, songs load: ((Int64) throws -> [Song])?,
+                  _ visit: (LibraryEntry) throws -> Bool) throws -> Bool {
+            for song in sortSongs(try load?(id) ?? songs[id] ?? []) {
+                guard try visit(.song(song)) else { return false }
+            }
             let playlists = (self.playlists[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { $0.1 < $1.1 }
-            entries.append(contentsOf: playlists.map { .playlist(path: $0.0.path, lastModified: $0.0.modified) })
+            for playlist in playlists {
+                guard try visit(.playlist(path: playlist.0.path, lastModified: playlist.0.modified)) else { return false }
+            }
             let children = (self.children[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { a, b in
                 // Directories an update found since the last save come last, in the order found.
                 switch (a.0.unsorted, b.0.unsorted) {
@@ -213,9 +244,10 @@ public final class MusicLibrary: Sendable {
                 }
             }
             for (child, _) in children {
-                entries.append(.directory(path: child.path, lastModified: child.modified))
-                if recursive { walk(child.id, recursive: true, into: &entries) }
+                guard try visit(.directory(path: child.path, lastModified: child.modified)) else { return false }
+                if recursive, try !walk(child.id, recursive: true, songs: load, visit) { return false }
             }
+            return true
         }
     }
 

@@ -128,6 +128,8 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     private var reading = false
     /// A `read` the pipeline asked for while the session was suspended; passed on when it can take input again.
     private var heldRead = false
+    /// The deferred command's work, cancelled when the client goes away (a large answer stops being built).
+    private var deferredWork: Task<Void, Never>?
 
     init(server: ServerContext, isLocal: Bool) {
         self.server = server
@@ -167,6 +169,8 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        deferredWork?.cancel()
+        deferredWork = nil
         if let clientID { server.clients.unregister(clientID) }
         clientID = nil
         session = nil
@@ -234,10 +238,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         guard !bytes.isEmpty else { return true }
         let queued = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
         if queued + (unwritten?.readableBytes ?? 0) + bytes.count > server.settings.outputBufferLimit {
-            server.logger.warning("client \(clientID ?? 0): output buffer is full, closing")
-            unwritten = nil
-            closing = true
-            context.close(promise: nil)
+            dropClient(context: context)
             return false
         }
         if unwritten == nil {
@@ -245,6 +246,13 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         }
         unwritten!.writeBytes(bytes)
         return true
+    }
+
+    private func dropClient(context: ChannelHandlerContext) {
+        server.logger.warning("client \(clientID ?? 0): output buffer is full, closing")
+        unwritten = nil
+        closing = true
+        context.close(promise: nil)
     }
 
     /// Writes and flushes what was queued, unless a command list is part way: its answer goes out whole.
@@ -259,6 +267,9 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         switch output.disposition {
         case .keepOpen:
             break
+        case .drop:
+            dropClient(context: context)
+            return
         case .close, .shutdown:
             if output.disposition == .shutdown { server.requestShutdown() }
             // Flush what was written, then close.
@@ -276,11 +287,12 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         if let work = output.deferred {
-            Task {
+            deferredWork = Task {
                 let result: Result<Response, any Error>
                 do { result = .success(try await work()) } catch { result = .failure(error) }
                 eventLoop.execute {
                     let (handler, context) = bound.value
+                    handler.deferredWork = nil
                     guard let session = handler.session, !handler.closing else { return }
                     handler.apply(session.resume(with: result), context: context)
                     handler.drainWaitingLines(context: context)

@@ -37,11 +37,18 @@ enum OnlineSearch {
         return words.isEmpty ? nil : (words.joined(separator: " "), checkTags)
     }
 
-    /// The matches of `query` for `command`: local ones, then (for the search family, when the catalogue searches
-    /// online and the filter is a text search) the catalogue's, windowed together.
+    /// Whether `songs` asks the catalogue: for the search family, when it searches online and the filter is a text
+    /// search.
+    static func asksCatalog(_ query: FilterQuery, command: FilterCommand, catalog: (any RemoteCatalog)?) -> Bool {
+        guard let catalog, catalog.searchesOnline, command != .find, command != .findadd else { return false }
+        return keywords(query.expression) != nil
+    }
+
+    /// The matches of `query` for `command`: local ones, then (when `asksCatalog`) the catalogue's, windowed
+    /// together.
     static func songs(_ query: FilterQuery, command: FilterCommand, queries: any DatabaseQueries,
                       catalog: (any RemoteCatalog)?) async throws -> [Song] {
-        guard let catalog, catalog.searchesOnline, command != .find, command != .findadd,
+        guard let catalog, asksCatalog(query, command: command, catalog: catalog),
               let (words, checkTags) = keywords(query.expression)
         else { return try await queries.songs(matching: query) }
         var local = query

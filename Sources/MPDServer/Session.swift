@@ -19,6 +19,9 @@ public final class Session {
         case close
         /// `kill`: stop the server.
         case shutdown
+        /// The answer would overflow the client's output buffer: close at once, sending nothing that still waits
+        /// (MPD's "Output buffer is full").
+        case drop
     }
 
     public struct Output {
@@ -160,6 +163,10 @@ public final class Session {
         case .success(let response):
             output.bytes.append(contentsOf: response.bytes)
             step = .ok
+        case .failure(let error as OutputBufferFull):
+            _ = error
+            output.disposition = .drop
+            return output
         case .failure(let error):
             writeError(error, command: suspended.command, index: index, into: &output)
             step = .error

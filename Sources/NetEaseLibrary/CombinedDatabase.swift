@@ -3,6 +3,7 @@ import MPDProtocol
 import MPDServer
 import NetEase
 import PlayerCore
+import Synchronization
 
 /// The database the protocol sees: the local library with the NetEase directory beside its folders. Paths below
 /// `NetEase/` and `netease://song/…` go to the catalogue, everything else to the local database unchanged.
@@ -47,6 +48,27 @@ public final class CombinedDatabase: MusicDatabase {
             }
         }
         return entries
+    }
+
+    /// Recursive local listings stream (the whole library may be large); the rest are small and listed whole.
+    public func visitEntries(uri: String, recursive: Bool,
+                             _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
+        guard recursive, !catalog.contains(uri), songID(uri) == nil else {
+            for entry in try await entries(uri: uri, recursive: recursive) {
+                guard visit(entry) else { return }
+            }
+            return
+        }
+        let stopped = Mutex(false)
+        try await local.visitEntries(uri: uri, recursive: true) { entry in
+            let more = visit(entry)
+            if !more { stopped.withLock { $0 = true } }
+            return more
+        }
+        guard uri.isEmpty || uri == "/", !stopped.withLock({ $0 }) else { return }
+        for entry in try await catalogEntries(uri: catalog.root, recursive: true) {
+            guard visit(entry) else { return }
+        }
     }
 
     private func catalogEntries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {

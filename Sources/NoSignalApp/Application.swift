@@ -24,6 +24,7 @@ public struct Application {
     public init(config: Configuration, logger: Logger) throws {
         self.config = config
         self.logger = logger
+        MemoryPolicy.apply()
 
         var settings = ServerSettings()
         settings.passwords = Dictionary(config.passwords.map { ($0.password, $0.permissions) },

@@ -15,6 +15,11 @@ extension MusicLibrary: MusicDatabase {
         try await offLoop { try self.list(uri: uri, recursive: recursive) }
     }
 
+    public func visitEntries(uri: String, recursive: Bool,
+                             _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
+        try await offLoop { try self.visit(uri: uri, recursive: recursive, visit) }
+    }
+
     public func files(uri: String) async throws -> [StorageEntry] {
         try await offLoop { try self.listFiles(uri: uri) }
     }

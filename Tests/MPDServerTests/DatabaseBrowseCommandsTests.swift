@@ -3,50 +3,11 @@ import Foundation
 import Library
 import Logging
 import MPDProtocol
+import NoSignalApp
 import PlayerCore
 import PlayerRuntime
 import Testing
 @testable import MPDServer
-
-/// The library behind the database port, as `Sources/nosignal/Library+Ports.swift` wires it (the executable
-/// cannot be imported by tests, so this adapter repeats its few lines).
-struct LibraryPort: MusicDatabase {
-    let library: MusicLibrary
-
-    func songsForQueue(uri: String) async throws -> [Song] { try map { try library.songsForQueue(uri: uri) } }
-    func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
-        try map {
-            try library.list(uri: uri, recursive: recursive)
-        }
-    }
-    func files(uri: String) async throws -> [StorageEntry] {
-        try map { try library.listFiles(uri: uri) }
-    }
-    func startUpdate(uri: String, rescan: Bool) throws -> Int { try map { try library.enqueueUpdate(uri: uri, discard: rescan) } }
-    var updatingJobID: Int? { library.runningUpdateID }
-    func comments(uri: String) async throws -> [(key: String, value: String)] { try map { try library.comments(uri: uri) } }
-    func albumArt(uri: String) async throws -> [UInt8] { try map { try library.albumArt(uri: uri) } }
-    func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? {
-        try map { try library.picture(uri: uri).map { ($0.data, $0.mimeType) } }
-    }
-    func statistics() async throws -> DatabaseStatistics {
-        try map {
-            let s = try library.stats()
-            return .init(artists: s.artists, albums: s.albums, songs: s.songs, playtime: s.playtime, lastUpdate: s.lastUpdate)
-        }
-    }
-
-    private func map<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as LibraryError {
-            switch error {
-            case .notFound(let message): throw DatabaseError.notFound(message)
-            case .argument(let message): throw DatabaseError.conflict(message)
-            case .updateBusy(let message): throw ACKError(.updateAlready, message)
-            case .system(let message): throw ACKError(.system, message)
-            }
-        }
-    }
-}
 
 /// The generated test library (`Tests/Support/make_library.sh`, real ffmpeg), scanned once into a real SQLite file.
 final class BrowseFixture: Sendable {
@@ -73,7 +34,7 @@ final class BrowseFixture: Sendable {
 
     func client() async -> TestSession {
         let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
-        let server = ServerContext(settings: ServerSettings(), store: store, database: LibraryPort(library: library),
+        let server = ServerContext(settings: ServerSettings(), store: store, database: library,
                                    logger: Logger(label: "test"))
         return await TestSession(server: server, isLocal: true)
     }
@@ -187,5 +148,88 @@ final class BrowseFixture: Sendable {
         #expect(await c.send("lsinfo") == "ACK [50@0] {lsinfo} No database\n")
         #expect(await c.send("update") == "ACK [50@0] {update} No database\n")
         #expect(await c.send("stats").hasSuffix("playtime: 0\nOK\n"))
+    }
+}
+
+/// A database of `count` songs that exist only while they are listed: what a listing of a huge library costs.
+final class HugeDatabase: MusicDatabase, @unchecked Sendable {
+    let count: Int
+    private let lock = NSLock()
+    private var visitedCount = 0
+    var visited: Int { lock.withLock { visitedCount } }
+
+    init(count: Int) { self.count = count }
+
+    func visitEntries(uri: String, recursive: Bool, _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
+        for index in 0..<count {
+            lock.withLock { visitedCount += 1 }
+            let song = Song(uri: "lib/\(index).flac", tags: [Song.Tag("Artist", "Artist \(index % 500)"),
+                                                              Song.Tag("Title", "Title \(index)")], duration: 1)
+            guard visit(.song(song)) else { return }
+        }
+    }
+    func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
+        Issue.record("a listing must stream, not be built whole")
+        return []
+    }
+    func songsForQueue(uri: String) async throws -> [Song] { [] }
+    func files(uri: String) async throws -> [StorageEntry] { [] }
+    func startUpdate(uri: String, rescan: Bool) throws -> Int { 1 }
+    var updatingJobID: Int? { nil }
+    func comments(uri: String) async throws -> [(key: String, value: String)] { [] }
+    func albumArt(uri: String) async throws -> [UInt8] { [] }
+    func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? { nil }
+    func statistics() async throws -> DatabaseStatistics { .init(artists: 0, albums: 0, songs: 0, playtime: 0, lastUpdate: nil) }
+}
+
+@Suite struct StreamedListingTests {
+    static func client(_ database: HugeDatabase, outputBuffer: Int) async -> TestSession {
+        var settings = ServerSettings()
+        settings.maxOutputBufferSize = outputBuffer
+        let server = ServerContext(settings: settings, store: PlayerStore(state: PlayerState(), logger: Logger(label: "test")),
+                                   database: database, logger: Logger(label: "test"))
+        return await TestSession(server: server)
+    }
+
+    /// An answer that would pass the output buffer is not sent at all and the client is dropped, as MPD does; the
+    /// listing stops as soon as the answer is too large, so the rest of the library is never read or held.
+    @Test func anOverLimitListingStopsEarlyAndSendsNothing() async {
+        let database = HugeDatabase(count: 1_000_000)
+        let c = await Self.client(database, outputBuffer: 64 * 1024)
+        let result = await c.sendRaw(Array("listallinfo".utf8))
+        #expect(result.text.isEmpty)
+        #expect(result.disposition == .drop)
+        // About 60 bytes a song: the limit (80 KiB with MPD's fixed 16 KiB) is passed after ~1,400 songs.
+        #expect(database.visited > 1000 && database.visited < 2000, "visited \(database.visited)")
+    }
+
+    @Test func aListingWithinTheLimitIsAnsweredWhole() async {
+        let database = HugeDatabase(count: 500)
+        let c = await Self.client(database, outputBuffer: 64 * 1024)
+        let text = await c.send("listall")
+        #expect(text.hasSuffix("file: lib/499.flac\nOK\n"))
+        #expect(text.components(separatedBy: "\n").count == 502)
+        #expect(database.visited == 500)
+    }
+
+    /// A client that leaves abandons its answer: the listing stops at the next record.
+    @Test func anAbandonedAnswerStopsTheListing() async throws {
+        let answer = StreamedAnswer(limit: .max)
+        #expect(answer.write { $0.add("file", "a") })
+        answer.abandon()
+        #expect(!answer.write { $0.add("file", "b") })
+        #expect(throws: CancellationError.self) { try answer.finish() }
+        let database = HugeDatabase(count: 10_000_000)
+        let task = Task {
+            try await StreamedAnswer.build(limit: .max) { answer in
+                try await database.visitEntries(uri: "", recursive: true) { entry in
+                    answer.write { DatabaseBrowseCommands.write(entry, full: false, mask: .none, into: &$0) }
+                }
+            }
+        }
+        while database.visited == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(database.visited < 10_000_000)
     }
 }

@@ -3,13 +3,12 @@ import GRDB
 import Library
 import Logging
 import MPDProtocol
+import NoSignalApp
 import PlayerCore
 import PlayerRuntime
 import Testing
 @testable import MPDServer
 
-extension LibraryQueries: DatabaseQueries {}
-extension StickerDatabase: StickerStore {}
 
 /// A server whose queries and stickers run on a real SQLite library file, filled by direct inserts.
 final class QueryServer {

@@ -6,6 +6,7 @@ import MPDProtocol
 import MPDServer
 import NetEase
 @testable import NetEaseLibrary
+import NoSignalApp
 import NoSignalConfig
 import PlayerCore
 import Synchronization
@@ -19,30 +20,6 @@ enum TestKeys {
         let pem = try! CommandLineTool.rsaKeyPair()
         return (pem.publicPEM, try! RSAPrivateKey(pem: pem.privatePEM))
     }()
-}
-
-/// The music library behind the port, as the executable's `Library+Ports.swift` makes it (that extension lives in
-/// the executable, so the tests carry their own few lines).
-struct LocalDatabase: MusicDatabase {
-    let library: MusicLibrary
-
-    func songsForQueue(uri: String) async throws -> [Song] { try library.songsForQueue(uri: uri) }
-    func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
-        try library.list(uri: uri, recursive: recursive)
-    }
-    func files(uri: String) async throws -> [StorageEntry] { try library.listFiles(uri: uri) }
-    func startUpdate(uri: String, rescan: Bool) throws -> Int { try library.enqueueUpdate(uri: uri, discard: rescan) }
-    var updatingJobID: Int? { library.runningUpdateID }
-    func comments(uri: String) async throws -> [(key: String, value: String)] { try library.comments(uri: uri) }
-    func albumArt(uri: String) async throws -> [UInt8] { try library.albumArt(uri: uri) }
-    func picture(uri: String) async throws -> (data: [UInt8], mimeType: String?)? {
-        try library.picture(uri: uri).map { ($0.data, $0.mimeType) }
-    }
-    func statistics() async throws -> DatabaseStatistics {
-        let s = try library.stats()
-        return DatabaseStatistics(artists: s.artists, albums: s.albums, songs: s.songs, playtime: s.playtime,
-                                  lastUpdate: s.lastUpdate)
-    }
 }
 
 /// No local audio: the music directory stays empty, the library holds only what the sync stores.
@@ -108,7 +85,7 @@ final class Fixture: @unchecked Sendable {
         library = MusicLibrary(database: database, musicDirectory: root + "/music", inspector: NoAudioInspector(),
                                logger: quiet, announce: { announced.append($0) })
         catalog = NetEaseCatalog(service: service, library: library, logger: quiet)
-        combined = CombinedDatabase(local: LocalDatabase(library: library), catalog: catalog)
+        combined = CombinedDatabase(local: library, catalog: catalog)
         playlists = CombinedPlaylists(local: nil, catalog: catalog)
     }
 

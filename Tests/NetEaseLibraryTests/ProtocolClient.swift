@@ -3,12 +3,10 @@ import Logging
 import MPDProtocol
 @testable import MPDServer
 @testable import NetEaseLibrary
+import NoSignalApp
 import PlayerCore
 import PlayerRuntime
 
-// The library's types serve the server's ports as they are (the executable declares the same conformances).
-extension LibraryQueries: DatabaseQueries {}
-extension StickerDatabase: StickerStore {}
 
 /// The fixture's NetEase in a server wired as the application wires it (combined database, playlists and
 /// stickers over the fixture's SQLite file), and one in-memory client that speaks the protocol line by line, so

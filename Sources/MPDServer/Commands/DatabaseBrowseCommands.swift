@@ -24,37 +24,15 @@ enum DatabaseBrowseCommands {
     static let all: [CommandSpec] = [
         CommandSpec("lsinfo", .read, 0...1) { context, request in
             let uri = request.count > 0 ? request[0] : ""
-            let database = try context.requireDatabase()
-            let mask = context.effectiveTagMask
             let isRoot = uri.isEmpty || uri == "/"
-            let extras = isRoot ? rootPlaylists(context) : nil
-            return .deferred {
-                var response = Response()
-                let entries = try await database.entries(uri: uri, recursive: false)
-                write(entries, full: true, mask: mask, into: &response)
-                if let extras { response.append(try await extras()) }
-                return response
-            }
+            return try listing(context, uri: uri, recursive: false, full: true,
+                               extras: isRoot ? rootPlaylists(context) : nil)
         },
         CommandSpec("listall", .read, 0...1) { context, request in
-            let uri = request.count > 0 ? request[0] : ""
-            let database = try context.requireDatabase()
-            return .deferred {
-                var response = Response()
-                write(try await database.entries(uri: uri, recursive: true), full: false, mask: .none,
-                      into: &response)
-                return response
-            }
+            try listing(context, uri: request.count > 0 ? request[0] : "", recursive: true, full: false)
         },
         CommandSpec("listallinfo", .read, 0...1) { context, request in
-            let uri = request.count > 0 ? request[0] : ""
-            let database = try context.requireDatabase()
-            let mask = context.effectiveTagMask
-            return .deferred {
-                var response = Response()
-                write(try await database.entries(uri: uri, recursive: true), full: true, mask: mask, into: &response)
-                return response
-            }
+            try listing(context, uri: request.count > 0 ? request[0] : "", recursive: true, full: true)
         },
         CommandSpec("listfiles", .read, 0...1) { context, request in
             let uri = request.count > 0 ? request[0] : ""
@@ -128,23 +106,39 @@ enum DatabaseBrowseCommands {
         return .ok(response)
     }
 
-    /// `db_selection_print`: full records (`lsinfo`, `listallinfo`) or URIs only (`listall`).
-    static func write(_ entries: [LibraryEntry], full: Bool, mask: TagMask, into response: inout Response) {
-        for entry in entries {
-            switch entry {
-            case .directory(let path, let modified):
-                response.add("directory", path)
-                if full, let modified { response.addTime("Last-Modified", unix: modified) }
-            case .song(let song):
-                if full {
-                    SongFormatter.write(song, mask: mask, into: &response)
-                } else {
-                    response.add("file", song.uri)
+    /// `lsinfo`, `listall`, `listallinfo`: the records streamed from the database into an answer bounded by the
+    /// client's output buffer (a listing of a large library is never held whole).
+    static func listing(_ context: CommandContext, uri: String, recursive: Bool, full: Bool,
+                        extras: (@Sendable () async throws -> Response)? = nil) throws -> CommandOutcome {
+        let database = try context.requireDatabase()
+        let mask = full ? context.effectiveTagMask : .none
+        let limit = context.server.settings.outputBufferLimit
+        return .deferred {
+            var response = try await StreamedAnswer.build(limit: limit) { answer in
+                try await database.visitEntries(uri: uri, recursive: recursive) { entry in
+                    answer.write { write(entry, full: full, mask: mask, into: &$0) }
                 }
-            case .playlist(let path, let modified):
-                response.add("playlist", path)
-                if full, let modified { response.addTime("Last-Modified", unix: modified) }
             }
+            if let extras { response.append(try await extras()) }
+            return response
+        }
+    }
+
+    /// `db_selection_print`: a full record (`lsinfo`, `listallinfo`) or the URI only (`listall`).
+    static func write(_ entry: LibraryEntry, full: Bool, mask: TagMask, into response: inout Response) {
+        switch entry {
+        case .directory(let path, let modified):
+            response.add("directory", path)
+            if full, let modified { response.addTime("Last-Modified", unix: modified) }
+        case .song(let song):
+            if full {
+                SongFormatter.write(song, mask: mask, into: &response)
+            } else {
+                response.add("file", song.uri)
+            }
+        case .playlist(let path, let modified):
+            response.add("playlist", path)
+            if full, let modified { response.addTime("Last-Modified", unix: modified) }
         }
     }
 }

@@ -65,15 +65,26 @@ enum DatabaseQueryCommands {
                                                 validateRegex: validator(queries))
         let mask = context.effectiveTagMask
         let catalog = context.server.catalog
+        let limit = context.server.settings.outputBufferLimit
+        // MPD 0.23 sorts copies (`DetachedSong`) that lose the audio format, so sorted results have no `Format:` line
+        // (checked against Debian's MPD).
+        let sorted = query.sort != nil
+        @Sendable func write(_ song: Song, into response: inout Response) {
+            var song = song
+            if sorted { song.audioFormat = nil }
+            SongFormatter.write(song, mask: mask, into: &response)
+        }
         return .deferred {
-            var response = Response()
-            for var song in try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog) {
-                // MPD 0.23 sorts copies (`DetachedSong`) that lose the audio format, so sorted results have no
-                // `Format:` line (checked against Debian's MPD).
-                if query.sort != nil { song.audioFormat = nil }
-                SongFormatter.write(song, mask: mask, into: &response)
+            try await StreamedAnswer.build(limit: limit) { answer in
+                // Local matches stream from the database; with the online catalogue the lists are merged first.
+                if OnlineSearch.asksCatalog(query, command: command, catalog: catalog) {
+                    for song in try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog) {
+                        guard answer.write({ write(song, into: &$0) }) else { return }
+                    }
+                } else {
+                    try await queries.visitSongs(matching: query) { song in answer.write { write(song, into: &$0) } }
+                }
             }
-            return response
         }
     }
 

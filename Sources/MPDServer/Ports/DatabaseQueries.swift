@@ -10,6 +10,9 @@ public protocol DatabaseQueries: Sendable {
     /// `find` / `search`: matching songs in MPD's database order, or stably sorted by `query.sort`, cut to
     /// `query.window`.
     func songs(matching query: FilterQuery) async throws -> [Song]
+    /// `songs(matching:)` one song at a time, for results too large to hold: `visit` runs off the event loop and
+    /// returns false to stop.
+    func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws
     /// `list file`: URIs of the matching songs (every song when `expression` is nil), in database order.
     func uris(matching expression: FilterExpression?) async throws -> [String]
     /// `count`: one row with `group` nil, or one row per value of the group tag (`""` for songs without it),
@@ -20,4 +23,13 @@ public protocol DatabaseQueries: Sendable {
     func list(_ query: ListQuery) async throws -> [[String]]
     /// Whether the database has a song with this URI.
     func songExists(uri: String) async throws -> Bool
+}
+
+extension DatabaseQueries {
+    /// For small results: all the songs, then each.
+    public func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws {
+        for song in try await songs(matching: query) {
+            guard visit(song) else { return }
+        }
+    }
 }

@@ -15,6 +15,10 @@ public protocol MusicDatabase: Sendable {
     /// Throws `.notFound("No such directory")`, `.conflict("Malformed path")`.
     func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry]
 
+    /// `entries` one record at a time, for listings too large to hold (`listallinfo` of a large library): `visit`
+    /// runs off the event loop and returns false to stop the listing.
+    func visitEntries(uri: String, recursive: Bool, _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws
+
     /// `listfiles`: the raw storage listing (every regular file and directory, unsorted as the file system
     /// returns them).
     func files(uri: String) async throws -> [StorageEntry]
@@ -37,6 +41,16 @@ public protocol MusicDatabase: Sendable {
 
     /// The database part of `stats`.
     func statistics() async throws -> DatabaseStatistics
+}
+
+extension MusicDatabase {
+    /// For databases whose listings are small: the whole listing, then each record.
+    public func visitEntries(uri: String, recursive: Bool,
+                             _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
+        for entry in try await entries(uri: uri, recursive: recursive) {
+            guard visit(entry) else { return }
+        }
+    }
 }
 
 public struct DatabaseStatistics: Sendable, Equatable {
