@@ -56,12 +56,15 @@ public final class MPDService: Sendable {
 
     /// Makes a channel an MPD connection: line framing, `connection_timeout` and the protocol session. Called on
     /// the channel's event loop, for every accepted socket and for connections that do not come from a listening
-    /// socket (the protocol fuzzer drives the whole server over an in-memory channel).
-    public func configureConnection(_ channel: any Channel, isLocal: Bool) throws {
+    /// socket (the protocol fuzzer drives the whole server over an in-memory channel; it passes
+    /// `deferredWorkDone`, called off the loop whenever a deferred command's work has finished and its result waits
+    /// for the loop).
+    public func configureConnection(_ channel: any Channel, isLocal: Bool,
+                                    deferredWorkDone: (@Sendable () -> Void)? = nil) throws {
         try channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LineFrameDecoder()),
             IdleStateHandler(readTimeout: .seconds(Int64(context.settings.connectionTimeout))),
-            MPDConnectionHandler(server: context, isLocal: isLocal),
+            MPDConnectionHandler(server: context, isLocal: isLocal, deferredWorkDone: deferredWorkDone),
         ])
     }
 
@@ -131,9 +134,12 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     /// The deferred command's work, cancelled when the client goes away (a large answer stops being built).
     private var deferredWork: Task<Void, Never>?
 
-    init(server: ServerContext, isLocal: Bool) {
+    private let deferredWorkDone: (@Sendable () -> Void)?
+
+    init(server: ServerContext, isLocal: Bool, deferredWorkDone: (@Sendable () -> Void)? = nil) {
         self.server = server
         self.isLocal = isLocal
+        self.deferredWorkDone = deferredWorkDone
     }
 
     var hasWorkInFlight: Bool {
@@ -287,9 +293,11 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         if let work = output.deferred {
+            let done = deferredWorkDone
             deferredWork = Task {
                 let result: Result<Response, any Error>
                 do { result = .success(try await work()) } catch { result = .failure(error) }
+                defer { done?() }
                 eventLoop.execute {
                     let (handler, context) = bound.value
                     handler.deferredWork = nil

@@ -6,6 +6,7 @@ import NIOCore
 import NIOEmbedded
 import NoSignalApp
 import NoSignalConfig
+import Synchronization
 
 /// The whole NoSignal server under a protocol fuzzer: the real wiring (`Application`: store, SQLite library and
 /// stickers, stored playlists, the player with FFmpeg and null outputs, the state file), with the generated test
@@ -26,6 +27,7 @@ public final class WholeServerFuzzer: @unchecked Sendable {
     private let application: Application
     private let services: Application.Services
     private let loop = NIOAsyncTestingEventLoop()
+    private let workDone = Signal()
     public let directory: String
     private var inputs = 0
 
@@ -88,10 +90,15 @@ public final class WholeServerFuzzer: @unchecked Sendable {
         inputs += 1
         let channel = NIOAsyncTestingChannel(loop: loop)
         let service = application.service
-        try await loop.executeInContext { try service.configureConnection(channel, isLocal: isLocal) }
+        let signal = workDone
+        try await loop.executeInContext {
+            try service.configureConnection(channel, isLocal: isLocal, deferredWorkDone: { signal.post() })
+        }
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6600))
         _ = try? await channel.writeInbound(ByteBuffer(bytes: input))
         let deadline = ContinuousClock.now + Self.inputDeadline
+        var watchdog: Task<Void, any Error>?
+        defer { watchdog?.cancel() }
         var rounds = 0
         while true {
             await loop.run()
@@ -100,10 +107,20 @@ public final class WholeServerFuzzer: @unchecked Sendable {
             guard ContinuousClock.now < deadline else {
                 throw Hang(description: "the connection still had work after \(Self.inputDeadline)")
             }
-            // Deferred work (a SQLite read) usually ends within microseconds: look again at once a few times
-            // before sleeping.
+            // A deferred command's result waits for the loop. Most work (a SQLite read) ends within microseconds:
+            // look again a few times, then wait until the work says it is done (or the watchdog, at the deadline).
             rounds += 1
-            if rounds < 50 { await Task.yield() } else { try await Task.sleep(for: .microseconds(200)) }
+            if rounds % 16 != 0 {
+                await Task.yield()
+                continue
+            }
+            if watchdog == nil {
+                watchdog = Task { [signal] in
+                    try await Task.sleep(until: deadline)
+                    signal.post()
+                }
+            }
+            await signal.wait()
         }
         var answer: [UInt8] = []
         while let buffer = try? await channel.readOutbound(as: ByteBuffer.self) {
@@ -127,5 +144,37 @@ public final class WholeServerFuzzer: @unchecked Sendable {
     public func stop() async {
         await services.stop()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Counts posts; `wait` takes one, suspending until there is one. The fuzzer waits here while a deferred command's
+/// work runs on other threads; a watchdog posts at the deadline so that a hang is noticed.
+final class Signal: Sendable {
+    private let state = Mutex<(posts: Int, waiter: CheckedContinuation<Void, Never>?)>((0, nil))
+
+    func post() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.posts += 1
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.posts > 0 {
+                    state.posts -= 1
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
     }
 }
