@@ -91,6 +91,37 @@ struct CollationKey: Comparable {
         }
     }
 
+    /// The one primary and one tertiary weight of each ASCII byte (none has a secondary weight), so that two ASCII
+    /// strings compare without building their keys.
+    private static let asciiPrimary: [UInt32] = asciiWeights.map { $0.primary.count == 1 ? $0.primary[0] : 0 }
+    private static let asciiTertiary: [UInt8] = asciiWeights.map { $0.tertiary.count == 1 ? $0.tertiary[0] : 0 }
+
+    /// `CollationKey(a) < CollationKey(b)` for two ASCII strings (as bytes), without allocating: the weights come
+    /// byte by byte from tables, primary first, then tertiary, then the bytes themselves.
+    static func asciiPrecedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let common = min(a.count, b.count)
+        for i in 0..<common {
+            let x = asciiPrimary[Int(a[i])], y = asciiPrimary[Int(b[i])]
+            if x != y { return x < y }
+        }
+        if a.count != b.count { return a.count < b.count }
+        for i in 0..<common {
+            let x = asciiTertiary[Int(a[i])], y = asciiTertiary[Int(b[i])]
+            if x != y { return x < y }
+        }
+        return a.lexicographicallyPrecedes(b)
+    }
+
+    /// The indices of `texts` in collation order; ASCII-only lists (most file names) without building keys.
+    static func sortedIndices(_ texts: [String]) -> [Int] {
+        let bytes = texts.map { Array($0.utf8) }
+        if bytes.allSatisfy({ $0.allSatisfy { $0 < 0x80 } }) {
+            return texts.indices.sorted { asciiPrecedes(bytes[$0], bytes[$1]) }
+        }
+        let keys = texts.map(CollationKey.init)
+        return texts.indices.sorted { keys[$0] < keys[$1] }
+    }
+
     static func < (a: CollationKey, b: CollationKey) -> Bool {
         if a.primary != b.primary { return a.primary.lexicographicallyPrecedes(b.primary) }
         if a.secondary != b.secondary { return a.secondary.lexicographicallyPrecedes(b.secondary) }

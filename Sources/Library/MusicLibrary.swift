@@ -288,11 +288,8 @@ public final class MusicLibrary: Sendable {
         /// Ranks by `CollationKey` order; equal strings share a rank.
         func ranks(_ texts: [String]) -> [String: Int] {
             let distinct = Array(Set(texts))
-            let keys = distinct.map(CollationKey.init)
             var result: [String: Int] = [:]
-            for (rank, index) in distinct.indices.sorted(by: { keys[$0] < keys[$1] }).enumerated() {
-                result[distinct[index]] = rank
-            }
+            for (rank, index) in CollationKey.sortedIndices(distinct).enumerated() { result[distinct[index]] = rank }
             return result
         }
         let albums = songs.map { value($0, "Album") }
@@ -304,25 +301,10 @@ public final class MusicLibrary: Sendable {
         // A song without an album sorts first; a disc or track that is missing or not positive sorts before any
         // number and ties with another such (`compare_number_string`).
         let keys = songs.indices.map { index in
-            (albums[index].map { albumRanks[$0]! } ?? -1, max(leadingNumber(value(songs[index], "Disc")), 0),
-             max(leadingNumber(value(songs[index], "Track")), 0), nameRanks[names[index]]!)
+            (albums[index].map { albumRanks[$0]! } ?? -1, max(WalkOrder.number(value(songs[index], "Disc")), 0),
+             max(WalkOrder.number(value(songs[index], "Track")), 0), nameRanks[names[index]]!)
         }
         return songs.indices.sorted { keys[$0] < keys[$1] }.map { songs[$0] }
-    }
-
-    /// `strtol(s, nullptr, 10)`.
-    static func leadingNumber(_ text: String?) -> Int {
-        guard let text else { return 0 }
-        var digits = ""
-        var started = false
-        for character in text {
-            if !started, character == " " || character == "\t" { continue }
-            if !started, character == "-" || character == "+" { digits.append(character); started = true; continue }
-            guard character.isASCII, character.isNumber else { break }
-            digits.append(character)
-            started = true
-        }
-        return Int(digits) ?? 0
     }
 
     // MARK: - Stats

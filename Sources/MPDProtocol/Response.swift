@@ -10,22 +10,31 @@ public struct Response: Sendable, Equatable {
     /// Appends `key: value\n`. A newline inside a value would break the framing, so it is replaced by a space
     /// (MPD drops such values; a space keeps the line readable).
     public mutating func add(_ key: String, _ value: String) {
-        bytes.append(contentsOf: key.utf8)
-        bytes.append(0x3A)
-        bytes.append(0x20)
-        appendValue(value.utf8)
-        bytes.append(0x0A)
+        var key = key, value = value
+        key.withUTF8 { key in value.withUTF8 { value in writeLine(key, value) } }
     }
 
-    /// Copies the value in one piece, then blanks line breaks in place: appending byte by byte (with a capacity
-    /// check each) was most of the cost of large song lists.
-    private mutating func appendValue(_ value: some Collection<UInt8>) {
+    /// The line is reserved once and written through a pointer, blanking line breaks of the value on the way:
+    /// appending piece by piece (a uniqueness and capacity check each) was most of the cost of large song lists.
+    private mutating func writeLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
         let start = bytes.count
-        bytes.append(contentsOf: value)
+        let length = key.count + value.count + 3
+        if bytes.capacity < start + length { bytes.reserveCapacity(Swift.max(start + length, bytes.capacity * 2)) }
+        bytes.append(contentsOf: repeatElement(0, count: length))
         bytes.withUnsafeMutableBufferPointer { buffer in
-            for index in start..<buffer.count where buffer[index] == 0x0A || buffer[index] == 0x0D {
-                buffer[index] = 0x20
+            var position = start
+            for byte in key {
+                buffer[position] = byte
+                position += 1
             }
+            buffer[position] = 0x3A
+            buffer[position + 1] = 0x20
+            position += 2
+            for byte in value {
+                buffer[position] = byte == 0x0A || byte == 0x0D ? 0x20 : byte
+                position += 1
+            }
+            buffer[position] = 0x0A
         }
     }
 
@@ -133,11 +142,8 @@ public struct Response: Sendable, Equatable {
 
     /// Appends `key: value\n` with the value's bytes as they are (they may not be UTF-8); newlines become spaces.
     public mutating func add(_ key: String, bytes value: [UInt8]) {
-        bytes.append(contentsOf: key.utf8)
-        bytes.append(0x3A)
-        bytes.append(0x20)
-        appendValue(value)
-        bytes.append(0x0A)
+        var key = key
+        key.withUTF8 { key in value.withUnsafeBufferPointer { value in writeLine(key, value) } }
     }
 
     /// Appends `binary: N\n`, the raw bytes, then `\n` (`Response::WriteBinary`).

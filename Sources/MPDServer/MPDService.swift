@@ -77,32 +77,31 @@ public final class MPDService: Sendable {
         return handler.hasWorkInFlight
     }
 
+    /// Listens on `endpoint` with a socket of our own (`ListeningSocket`: closed on exec) handed to SwiftNIO.
     private func bind(_ endpoint: Endpoint) async throws -> any Channel {
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-        func initializer(isLocal: Bool) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
-            { [self] channel in
-                channel.eventLoop.makeCompletedFuture { try configureConnection(channel, isLocal: isLocal) }
-            }
-        }
+        let isLocal: Bool
+        let socket: CInt
         switch endpoint {
         case .tcp(let host, let port):
-            return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
-                .bind(host: host, port: port).get()
+            isLocal = false
+            socket = try ListeningSocket.make(try SocketAddress.makeAddressResolvingHost(host, port: port))
         case .any(let port):
+            isLocal = false
             do {
-                return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
-                    .bind(host: "::", port: port).get()
+                socket = try ListeningSocket.make(try SocketAddress(ipAddress: "::", port: port), dualStack: true)
             } catch {
-                return try await bootstrap.childChannelInitializer(initializer(isLocal: false))
-                    .bind(host: "0.0.0.0", port: port).get()
+                socket = try ListeningSocket.make(try SocketAddress(ipAddress: "0.0.0.0", port: port))
             }
         case .unix(let path):
-            return try await bootstrap.childChannelInitializer(initializer(isLocal: true))
-                .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            isLocal = true
+            socket = try ListeningSocket.makeUnix(path: path)
         }
+        let bootstrap = ServerBootstrap(group: group)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try configureConnection(channel, isLocal: isLocal) }
+            }
+        return try await bootstrap.withBoundSocket(socket).get()
     }
 }
 

@@ -21,10 +21,11 @@ enum PCMScaling {
         let useAlbum = mode == .album
         let gain = useAlbum ? (info.albumGain ?? info.trackGain) : (info.trackGain ?? info.albumGain)
         let peak = useAlbum ? (info.albumPeak ?? info.trackPeak) : (info.trackPeak ?? info.albumPeak)
-        guard let gain else { return pow(10, settings.missingPreamp / 20) }
+        // A tag that says `1e999 dB` is no gain at all: an infinite factor would play full-scale noise.
+        guard let gain, gain.isFinite else { return pow(10, settings.missingPreamp / 20) }
         var scale = pow(10, (gain + settings.preamp) / 20)
-        if settings.limit, let peak, peak > 0, scale * peak > 1 { scale = 1 / peak }
-        return scale
+        if settings.limit, let peak, peak.isFinite, peak > 0, scale * peak > 1 { scale = 1 / peak }
+        return scale.isFinite ? scale : 1
     }
 
     /// Mixes `other` into `data` with a linear ramp: at the first frame `data` keeps `1 - from` of itself and
