@@ -65,7 +65,7 @@ pids=()
 for target in "${targets[@]}"; do
     echo "== fuzzing $target (${FUZZ_RUNS:+$FUZZ_RUNS inputs}${FUZZ_RUNS:-${seconds}s})"
     case "$target" in
-        server) extra=(-max_len=16384 -timeout=30 -rss_limit_mb=4096 "$out/seeds/server" Fuzz/regressions) ;;
+        server) extra=(-max_len=4096 -timeout=30 -rss_limit_mb=4096 -detect_leaks=0 "$out/seeds/server" Fuzz/regressions) ;;
         *) extra=(-max_len=8192 -timeout=10 "Fuzz/corpus/$target") ;;
     esac
     "$out/$target-fuzz" "${limit[@]}" -print_final_stats=1 -artifact_prefix="$out/$target-" \
