@@ -1,9 +1,25 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The SQLite music database (GRDB). The schema grows with the library; the migrator is the one place it changes.
 public final class LibraryDatabase: Sendable {
     public let writer: any DatabaseWriter
+
+    /// Counts the transactions committed to the database; what was read at one value is still true while it holds
+    /// (`ListingCache`). Every write goes through `writer`, whose commits a transaction observer counts.
+    public var generation: UInt64 { commits.generation }
+    private let commits = CommitCounter()
+
+    /// Counts commits without observing any change (so GRDB installs no per-row hook for it).
+    final class CommitCounter: TransactionObserver, Sendable {
+        private let count = Atomic<UInt64>(0)
+        var generation: UInt64 { count.load(ordering: .acquiring) }
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { count.add(1, ordering: .releasing) }
+        func databaseDidRollback(_ db: Database) {}
+    }
 
     public enum OpenError: Error, CustomStringConvertible {
         case notADatabase(path: String, reason: String)
@@ -32,6 +48,7 @@ public final class LibraryDatabase: Sendable {
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
             try Self.repairIndexes(pool)
+            pool.add(transactionObserver: commits, extent: .databaseLifetime)
             writer = pool
         } catch let error as GRDB.DatabaseError {
             throw OpenError.notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
@@ -45,6 +62,7 @@ public final class LibraryDatabase: Sendable {
         configuration.prepareDatabase { db in FilterFunctions.register(db) }
         writer = try DatabaseQueue(configuration: configuration)
         try Self.migrator.migrate(writer)
+        writer.add(transactionObserver: commits, extent: .databaseLifetime)
     }
 
     static var migrator: DatabaseMigrator {

@@ -43,6 +43,7 @@ public final class MusicLibrary: Sendable {
     let songsRemoved: @Sendable ([String]) -> Void
     let updates = Mutex(UpdateQueue())
     private let pictureCache = Mutex<(uri: String, picture: InspectedFile.Picture?)?>(nil)
+    private let listings = ListingCache()
 
     public init(database: LibraryDatabase, musicDirectory: String, inspector: any AudioFileInspector,
                 logger: Logger, tagMask: TagMask = .defaultGlobal,
@@ -88,16 +89,32 @@ public final class MusicLibrary: Sendable {
 
     /// `lsinfo` (one level) and `listall`/`listallinfo` (recursive) of a directory, or of one song.
     public func list(uri: String, recursive: Bool) throws -> [LibraryEntry] {
+        let generation = database.generation
+        if !recursive, let cached = cachedListing(uri: uri) { return cached }
         var entries: [LibraryEntry] = []
         try visit(uri: uri, recursive: recursive, streaming: false) { entries.append($0); return true }
+        if !recursive { listings.store(entries, for: uri == "/" ? "" : uri, generation: generation) }
         return entries
+    }
+
+    /// The one-level listing of `uri` when it is at hand without reading the database (`ListingCache`); never
+    /// blocks, so the server may print it on its event loop.
+    public func cachedListing(uri: String) -> [LibraryEntry]? {
+        listings.listing(uri == "/" ? "" : uri, generation: database.generation)
     }
 
     /// `list` one record at a time, in the same order, for listings too large to hold: the tree's shape
     /// (directories, playlists) is read first, then each directory's songs when the walk reaches them, so a listing
     /// of the whole library holds one directory's songs at a time. `visit` returns false to stop.
     public func visit(uri: String, recursive: Bool, _ visit: (LibraryEntry) throws -> Bool) throws {
-        try self.visit(uri: uri, recursive: recursive, streaming: true, visit)
+        guard !recursive else {
+            try self.visit(uri: uri, recursive: true, streaming: true, visit)
+            return
+        }
+        // One level is small: listed whole (and kept) first.
+        for entry in try list(uri: uri, recursive: false) {
+            guard try visit(entry) else { return }
+        }
     }
 
     /// `streaming` false reads all songs of a recursive listing in one pass: faster when they are all kept (`add`).

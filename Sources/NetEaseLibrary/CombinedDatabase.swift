@@ -50,6 +50,12 @@ public final class CombinedDatabase: MusicDatabase {
         return entries
     }
 
+    /// Local folders below the root; the root holds the NetEase folder, and the catalogue's listings are its own.
+    public func cachedEntries(uri: String) -> [LibraryEntry]? {
+        guard !uri.isEmpty, uri != "/", !catalog.contains(uri), songID(uri) == nil else { return nil }
+        return local.cachedEntries(uri: uri)
+    }
+
     /// Recursive local listings stream (the whole library may be large); the rest are small and listed whole.
     public func visitEntries(uri: String, recursive: Bool,
                              _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {

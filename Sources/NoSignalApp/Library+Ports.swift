@@ -15,6 +15,8 @@ extension MusicLibrary: MusicDatabase {
         try await offLoop { try self.list(uri: uri, recursive: recursive) }
     }
 
+    public func cachedEntries(uri: String) -> [LibraryEntry]? { cachedListing(uri: uri) }
+
     public func visitEntries(uri: String, recursive: Bool,
                              _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
         try await offLoop { try self.visit(uri: uri, recursive: recursive, visit) }

@@ -127,6 +127,26 @@ struct LibraryScanTests {
         #expect(try library.song(uri: "Untagged/new.ogg")?.tags.first?.value == "Solo")
     }
 
+    /// One-level listings are kept while the database is unchanged and read again after any commit: an update
+    /// that adds, changes or removes a song, and a change of tags.
+    @Test func listingsAreKeptUntilTheDatabaseChanges() throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        #expect(library.cachedListing(uri: "Untagged") == nil)
+        let first = try library.list(uri: "Untagged", recursive: false)
+        #expect(library.cachedListing(uri: "Untagged") == first)
+        try FileManager.default.copyItem(atPath: fixture.music + "/root.ogg", toPath: fixture.music + "/Untagged/new.ogg")
+        try library.runUpdate(uri: "Untagged", discard: false)
+        #expect(library.cachedListing(uri: "Untagged") == nil)
+        let second = try library.list(uri: "Untagged", recursive: false)
+        #expect(second.count == first.count + 1)
+        #expect(second.contains { $0.song?.uri == "Untagged/new.ogg" })
+        // Any commit to the database makes the next listing read again.
+        _ = try library.list(uri: "Untagged", recursive: false)
+        try library.database.writer.write { db in try db.execute(sql: "UPDATE meta SET value = value WHERE key = 'db_update'") }
+        #expect(library.cachedListing(uri: "Untagged") == nil)
+    }
+
     @Test func pictures() throws {
         let fixture = try GeneratedLibrary()
         let cover = try fixture.library.albumArt(uri: "Sigur Rós/Ágætis byrjun/01 Intro.flac")

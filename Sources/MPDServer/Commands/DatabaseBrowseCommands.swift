@@ -113,6 +113,12 @@ enum DatabaseBrowseCommands {
         let database = try context.requireDatabase()
         let mask = full ? context.effectiveTagMask : .none
         let limit = context.server.settings.outputBufferLimit
+        // A folder the database has at hand is printed at once, without a trip off the event loop.
+        if !recursive, extras == nil, let entries = database.cachedEntries(uri: uri) {
+            var response = Response()
+            for entry in entries { write(entry, full: full, mask: mask, into: &response) }
+            return .ok(response)
+        }
         return .deferred {
             var response = try await StreamedAnswer.build(limit: limit) { answer in
                 try await database.visitEntries(uri: uri, recursive: recursive) { entry in

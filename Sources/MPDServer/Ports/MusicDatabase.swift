@@ -19,6 +19,10 @@ public protocol MusicDatabase: Sendable {
     /// runs off the event loop and returns false to stop the listing.
     func visitEntries(uri: String, recursive: Bool, _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws
 
+    /// The one-level listing (`entries(uri:recursive: false)`) when it is at hand without waiting, else nil. Never
+    /// blocks: the server prints it on the connection's event loop instead of deferring the command.
+    func cachedEntries(uri: String) -> [LibraryEntry]?
+
     /// `listfiles`: the raw storage listing (every regular file and directory, unsorted as the file system
     /// returns them).
     func files(uri: String) async throws -> [StorageEntry]
@@ -44,6 +48,8 @@ public protocol MusicDatabase: Sendable {
 }
 
 extension MusicDatabase {
+    public func cachedEntries(uri: String) -> [LibraryEntry]? { nil }
+
     /// For databases whose listings are small: the whole listing, then each record.
     public func visitEntries(uri: String, recursive: Bool,
                              _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
