@@ -7,13 +7,26 @@ import PlayerCore
 /// rows, then only the songs to print are loaded. Errors are thrown as the ACKs MPD answers.
 public final class LibraryQueries: Sendable {
     let writer: any DatabaseWriter
+    /// The database's commit count, when known: `find`/`search` results are then kept while it holds.
+    private let generation: (@Sendable () -> UInt64)?
+    /// Results of up to 1,000 songs, 8,000 songs in all.
+    private let results = GenerationCache<FilterQuery, Song>(largest: 1000, capacity: 8000)
 
     public init(writer: any DatabaseWriter) {
         self.writer = writer
+        generation = nil
     }
 
-    public convenience init(_ database: LibraryDatabase) {
-        self.init(writer: database.writer)
+    public init(_ database: LibraryDatabase) {
+        writer = database.writer
+        generation = { database.generation }
+    }
+
+    /// The songs of `query` when a search just like it was answered since the database last changed; never blocks,
+    /// so the server may print them on its event loop.
+    public func cachedSongs(matching query: FilterQuery) -> [Song]? {
+        guard let generation else { return nil }
+        return results.value(query, generation: generation())
     }
 
     /// Compiles a `=~` pattern as the filter parser's `validateRegex` hook.
@@ -34,15 +47,22 @@ public final class LibraryQueries: Sendable {
     }
 
     /// `songs(matching:)` 500 songs at a time, for results too large to hold: `visit` returns false to stop.
+    /// A small result is kept for `cachedSongs`.
     public func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws {
+        let before = generation?()
+        let results = self.results
         try await read { db in
             try Self.checkBase(query.expression, db)
             let ids = try Self.ordered(query, db).map(\.id)
+            let keep = before != nil && ids.count <= results.largest
+            var kept: [Song] = []
             for start in stride(from: 0, to: ids.count, by: 500) {
                 for song in try Self.loadSongs(Array(ids[start..<min(start + 500, ids.count)]), db) {
+                    if keep { kept.append(song) }
                     guard visit(song) else { return }
                 }
             }
+            if keep, let before { results.store(kept, for: query, generation: before) }
         }
     }
 

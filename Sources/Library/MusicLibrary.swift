@@ -43,7 +43,9 @@ public final class MusicLibrary: Sendable {
     let songsRemoved: @Sendable ([String]) -> Void
     let updates = Mutex(UpdateQueue())
     private let pictureCache = Mutex<(uri: String, picture: InspectedFile.Picture?)?>(nil)
-    private let listings = ListingCache()
+    /// One-level listings (`lsinfo`); folders over 1,000 records are printed from the database each time (long to
+    /// print on an event loop anyway).
+    private let listings = GenerationCache<String, LibraryEntry>(largest: 1000, capacity: 4000)
 
     public init(database: LibraryDatabase, musicDirectory: String, inspector: any AudioFileInspector,
                 logger: Logger, tagMask: TagMask = .defaultGlobal,
@@ -100,7 +102,7 @@ public final class MusicLibrary: Sendable {
     /// The one-level listing of `uri` when it is at hand without reading the database (`ListingCache`); never
     /// blocks, so the server may print it on its event loop.
     public func cachedListing(uri: String) -> [LibraryEntry]? {
-        listings.listing(uri == "/" ? "" : uri, generation: database.generation)
+        listings.value(uri == "/" ? "" : uri, generation: database.generation)
     }
 
     /// `list` one record at a time, in the same order, for listings too large to hold: the tree's shape

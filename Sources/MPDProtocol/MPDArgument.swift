@@ -148,7 +148,7 @@ public enum MPDTime {
 }
 
 /// `START:END`, `START:`, `N`, or the legacy `-1` meaning everything (`src/protocol/RangeArg.hxx`).
-public struct RangeArgument: MPDArgument, Equatable {
+public struct RangeArgument: MPDArgument, Hashable {
     public var start: Int
     /// `nil` means open-ended (up to the end of the list).
     public var end: Int?
@@ -194,7 +194,7 @@ public struct RangeArgument: MPDArgument, Equatable {
 /// An insert position: absolute, or relative to the current song (`+N` after it, `-N` before it). Resolving
 /// needs the queue, so the number is kept as text and parsed with the bound the queue gives
 /// (`src/command/PositionArg.cxx`).
-public enum PositionArgument: MPDArgument, Equatable {
+public enum PositionArgument: MPDArgument, Hashable {
     case absolute(String)
     case afterCurrent(String)
     case beforeCurrent(String)

@@ -68,13 +68,22 @@ public final class MPDService: Sendable {
         ])
     }
 
-    /// Whether a connection still has work in flight: a deferred command, a command list running in parts, or
-    /// input waiting for them. Called on the channel's event loop.
-    public static func hasWorkInFlight(_ channel: any Channel) -> Bool {
+    /// What a connection still has to do before it has answered all its input.
+    public enum PendingWork: Sendable {
+        case none
+        /// A command list running in parts: the event loop goes on with it by itself.
+        case onLoop
+        /// A deferred command's work runs elsewhere; its result will be handed to the loop.
+        case offLoop
+    }
+
+    /// What a connection still has to do: a deferred command, a command list running in parts, or input waiting for
+    /// them. Called on the channel's event loop.
+    public static func pendingWork(_ channel: any Channel) -> PendingWork {
         guard let handler = try? channel.pipeline.syncOperations.handler(type: MPDConnectionHandler.self) else {
-            return false
+            return .none
         }
-        return handler.hasWorkInFlight
+        return handler.pendingWork
     }
 
     /// Listens on `endpoint` with a socket of our own (`ListeningSocket`: closed on exec) handed to SwiftNIO.
@@ -141,9 +150,9 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         self.deferredWorkDone = deferredWorkDone
     }
 
-    var hasWorkInFlight: Bool {
-        guard let session, !closing else { return false }
-        return session.isSuspended || !waitingLines.isEmpty
+    var pendingWork: MPDService.PendingWork {
+        guard let session, !closing, session.isSuspended || !waitingLines.isEmpty else { return .none }
+        return deferredWork != nil ? .offLoop : .onLoop
     }
 
     func channelActive(context: ChannelHandlerContext) {

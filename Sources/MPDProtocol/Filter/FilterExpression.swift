@@ -19,7 +19,7 @@
 ///
 /// Depth: a request line holds at most 8 KiB, so a tree is at most about 2,700 levels deep (a chain of `(!`);
 /// a recursive consumer needs well under a megabyte of stack for that.
-public indirect enum FilterExpression: Equatable, Sendable {
+public indirect enum FilterExpression: Hashable, Sendable {
     /// `(TAG OP 'VALUE')`, `(any OP 'VALUE')`, `(file OP 'VALUE')` or a legacy `TYPE VALUE` pair.
     case tag(TagSelector, StringMatch)
     /// `(!EXPR)`.
@@ -145,7 +145,7 @@ public struct SortSpec: Hashable, Sendable {
 }
 
 /// A filter with the trailing options of the command that carried it.
-public struct FilterQuery: Equatable, Sendable {
+public struct FilterQuery: Hashable, Sendable {
     public var expression: FilterExpression
     public var sort: SortSpec?
     /// `window S:E`: applied after sorting. `nil` when absent (MPD then uses the whole range).

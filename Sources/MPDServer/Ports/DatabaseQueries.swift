@@ -13,6 +13,9 @@ public protocol DatabaseQueries: Sendable {
     /// `songs(matching:)` one song at a time, for results too large to hold: `visit` runs off the event loop and
     /// returns false to stop.
     func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws
+    /// The songs of `query` when they are at hand without waiting, else nil. Never blocks: the server prints them
+    /// on the connection's event loop instead of deferring the command.
+    func cachedSongs(matching query: FilterQuery) -> [Song]?
     /// `list file`: URIs of the matching songs (every song when `expression` is nil), in database order.
     func uris(matching expression: FilterExpression?) async throws -> [String]
     /// `count`: one row with `group` nil, or one row per value of the group tag (`""` for songs without it),
@@ -26,6 +29,8 @@ public protocol DatabaseQueries: Sendable {
 }
 
 extension DatabaseQueries {
+    public func cachedSongs(matching query: FilterQuery) -> [Song]? { nil }
+
     /// For small results: all the songs, then each.
     public func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws {
         for song in try await songs(matching: query) {
