@@ -2,6 +2,7 @@ import Foundation
 import Library
 import MPDProtocol
 import PlayerCore
+import Synchronization
 import Testing
 
 /// Filter → SQL with MPD's matching rules, on a real SQLite file.
@@ -145,5 +146,32 @@ import Testing
         #expect(CaseFolding.fold("ΣΊΣΥΦΟΣ") == "σίσυφοσ")
         #expect(CaseFolding.fold("日本") == "日本")
         #expect(CaseFolding.fold("ı") == "ı")
+    }
+}
+
+/// Small `find`/`search` results are kept while the database is unchanged, and read again after any commit.
+@Suite struct QueryResultCacheTests {
+    @Test func resultsAreKeptUntilTheDatabaseChanges() async throws {
+        let fixture = try QueryFixture()
+        try fixture.add("a/1.flac", [(.artist, "Alpha"), (.title, "One")])
+        try fixture.add("b/2.flac", [(.artist, "Beta"), (.title, "Two")])
+        let queries = fixture.queries
+        let query = FilterQuery(expression: .tag(.tag(.artist), StringMatch("Alpha")))
+        #expect(queries.cachedSongs(matching: query) == nil)
+        let collected = Mutex<[String]>([])
+        try await queries.visitSongs(matching: query) { song in
+            collected.withLock { $0.append(song.uri) }
+            return true
+        }
+        #expect(collected.withLock { $0 } == ["a/1.flac"])
+        #expect(queries.cachedSongs(matching: query)?.map(\.uri) == ["a/1.flac"])
+        // A different query is not answered from another's result.
+        var other = query
+        other.window = RangeArgument(start: 1, end: nil)
+        #expect(queries.cachedSongs(matching: other) == nil)
+        // A new song by the artist: the kept result is gone, the next search sees the song.
+        try fixture.add("c/3.flac", [(.artist, "Alpha"), (.title, "Three")])
+        #expect(queries.cachedSongs(matching: query) == nil)
+        #expect(try await queries.songs(matching: query).map(\.uri).sorted() == ["a/1.flac", "c/3.flac"])
     }
 }
