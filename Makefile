@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A failing test run ends with its failures again, so the last lines of a CI log name them.
 FAILURES = || { grep -E '✘|error:|FAIL' $(1) | tail -40; exit 1; }
 
-.PHONY: run build release test unit-tests client-tests bench fuzz demo deps test-deps clean
+.PHONY: run build release test unit-tests client-tests bench fuzz soak demo deps test-deps clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -34,6 +34,7 @@ test: test-deps
 		$(call FAILURES,.build/differential-tests.log)
 	/usr/bin/python3 Tests/Clients/run_clients.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/ncmpcpp_test.py .build/debug/nosignal
+	/usr/bin/python3 Tests/Soak/soak.py .build/debug/nosignal --quick
 
 ## Side-by-side benchmarks against real MPD, reported as ratios.
 bench: test-deps release
@@ -48,6 +49,11 @@ bench: test-deps release
 demo: test-deps
 	$(SWIFT) build
 	scripts/demo.sh
+
+## The soak test against a release build: 300 clients, a fuzzer, NetEase faults and kill -9 restarts for SOAK_SECONDS
+## (default 1500; `make test` runs a minute of it). A failure ends with its FAIL lines and the seed to rerun it with.
+soak: test-deps release
+	/usr/bin/python3 Tests/Soak/soak.py .build/release/nosignal --seconds $(or $(SOAK_SECONDS),1500)
 
 ## libFuzzer runs of the tokenizer and the filter parser; FUZZ_SECONDS per target (default 600).
 fuzz:
