@@ -139,6 +139,15 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     private var reading = false
     /// A `read` the pipeline asked for while the session was suspended; passed on when it can take input again.
     private var heldRead = false
+    /// Lines handled since the connection last let the event loop go; past `Self.linesPerTurn` the rest of the input
+    /// waits for the next turn (a client that pipelines 20,000 commands in one write must not hold the loop).
+    private var linesThisTurn = 0
+    /// The rest of the input waits for a turn of the event loop (`scheduleTurn`).
+    private var waitingForTurn = false
+    static let linesPerTurn = 256
+    /// How far ahead the next turn is scheduled: NIO runs every task that is due before it looks at its sockets
+    /// again, so only a task due in the future lets the other connections of the loop be served first.
+    static let turnDelay = TimeAmount.microseconds(20)
     /// The deferred command's work, cancelled when the client goes away (a large answer stops being built).
     private var deferredWork: Task<Void, Never>?
 
@@ -151,8 +160,16 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     }
 
     var pendingWork: MPDService.PendingWork {
-        guard let session, !closing, session.isSuspended || !waitingLines.isEmpty else { return .none }
+        guard let session, !closing, session.isSuspended || !waitingLines.isEmpty || waitingForTurn else {
+            return .none
+        }
         return deferredWork != nil ? .offLoop : .onLoop
+    }
+
+    /// Whether input must wait (in `waitingLines`) instead of being handled now.
+    private var inputWaits: Bool {
+        guard let session else { return false }
+        return session.isSuspended || !waitingLines.isEmpty || waitingForTurn
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -196,7 +213,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let session, !closing else { return }
         let line = Array(buffer: unwrapInboundIn(data))
-        if session.isSuspended || !waitingLines.isEmpty {
+        if inputWaits {
             waitingLines.append(line)
             return
         }
@@ -205,15 +222,19 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         deliverEvents(context: context)
         guard !closing else { return }
         apply(session.handle(line: line), context: context)
+        linesThisTurn += 1
+        if linesThisTurn >= Self.linesPerTurn { scheduleTurn(context: context) }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         sendAnswers(context: context)
+        // A read is one turn; the next may handle as many lines again.
+        if !waitingForTurn { linesThisTurn = 0 }
         context.fireChannelReadComplete()
     }
 
     func read(context: ChannelHandlerContext) {
-        if let session, session.isSuspended || !waitingLines.isEmpty {
+        if inputWaits {
             heldRead = true
             return
         }
@@ -316,24 +337,42 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             }
         } else if output.yielded {
             // Let the event loop serve other connections, then go on with the list.
-            eventLoop.execute {
+            eventLoop.scheduleTask(in: Self.turnDelay) {
                 let (handler, context) = bound.value
                 guard let session = handler.session, !handler.closing else { return }
+                handler.linesThisTurn = 0
                 handler.apply(session.proceed(), context: context)
                 handler.drainWaitingLines(context: context)
             }
         }
     }
 
-    /// Runs the lines that arrived while the session was suspended, then asks for more input if a read was held.
+    /// Lets the other connections of the event loop be served before this one's input goes on.
+    private func scheduleTurn(context: ChannelHandlerContext) {
+        guard !waitingForTurn else { return }
+        waitingForTurn = true
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: Self.turnDelay) {
+            let (handler, context) = bound.value
+            handler.waitingForTurn = false
+            handler.linesThisTurn = 0
+            guard handler.session != nil, !handler.closing else { return }
+            handler.drainWaitingLines(context: context)
+        }
+    }
+
+    /// Runs the lines that arrived while the session was suspended or waited for a turn, at most `linesPerTurn` of
+    /// them per turn, then asks for more input if a read was held.
     private func drainWaitingLines(context: ChannelHandlerContext) {
-        while let session, !closing, !session.isSuspended, let line = waitingLines.popFirst() {
+        while let session, !closing, !session.isSuspended, !waitingForTurn, let line = waitingLines.popFirst() {
             deliverEvents(context: context)
             guard !closing else { return }
             apply(session.handle(line: line), context: context)
+            linesThisTurn += 1
+            if linesThisTurn >= Self.linesPerTurn, !waitingLines.isEmpty { scheduleTurn(context: context) }
         }
         if !reading { sendAnswers(context: context) }
-        if let session, !closing, !session.isSuspended, waitingLines.isEmpty, heldRead {
+        if !closing, !inputWaits, heldRead {
             heldRead = false
             context.read()
         }

@@ -1,29 +1,65 @@
 import CMalloc
 import Dispatch
+import Glibc
 
 /// How the server asks glibc's allocator to behave, so that memory a crowd of clients used comes back to the system
 /// when they leave (MPD returns to its resting size; a server that runs for months must too).
 ///
-/// - Two arenas instead of eight per core: every thread that allocates may otherwise get an arena of its own, and
-///   each keeps its freed memory.
+/// - Four arenas instead of eight per core: every thread that allocates (event loops, database readers, decoders)
+///   may otherwise get an arena of its own, and each keeps its freed memory.
 /// - A fixed 64 KiB `mmap` threshold: large buffers (answers, read buffers) are mapped and unmapped. glibc would
 ///   otherwise raise the threshold after the first large free, up to 32 MiB, and serve later large buffers from the
 ///   heap, where they stay resident after being freed.
-/// - `malloc_trim` every few seconds off the event loops: it hands freed heap pages back.
+/// - `malloc_trim` hands freed heap pages back, but it holds the arenas' locks while it walks them, stalling every
+///   thread that allocates: it runs only when the server has been quiet for a while (under 2 % of a core over the
+///   last five seconds), which is also when memory a crowd used is there to give back.
 enum MemoryPolicy {
-    static let trimInterval: DispatchTimeInterval = .seconds(5)
+    static let interval: DispatchTimeInterval = .seconds(5)
+    /// Clock ticks of CPU time per interval under which the server counts as quiet.
+    static let quietTicks = Int(sysconf(Int32(_SC_CLK_TCK))) * 5 / 50
 
     private nonisolated(unsafe) static var trimmer: (any DispatchSourceTimer)?
+    private nonisolated(unsafe) static var lastTicks = 0
+    private nonisolated(unsafe) static var trimmedSinceWork = false
 
     /// Called once, before the server starts its threads.
     static func apply() {
         guard trimmer == nil else { return }
-        _ = mallopt(M_ARENA_MAX, 2)
+        _ = mallopt(M_ARENA_MAX, 4)
         _ = mallopt(M_MMAP_THRESHOLD, 64 * 1024)
-        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        timer.schedule(deadline: .now() + trimInterval, repeating: trimInterval, leeway: .seconds(1))
-        timer.setEventHandler { _ = malloc_trim(0) }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "nosignal.memory", qos: .utility))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .seconds(1))
+        timer.setEventHandler(handler: tick)
         timer.resume()
         trimmer = timer
+    }
+
+    /// Runs on the timer's serial queue.
+    private static func tick() {
+        let ticks = cpuTicks()
+        defer { lastTicks = ticks }
+        guard ticks - lastTicks <= quietTicks else {
+            trimmedSinceWork = false
+            return
+        }
+        // Once per quiet spell is enough: nothing new was freed while nothing ran.
+        guard !trimmedSinceWork else { return }
+        trimmedSinceWork = true
+        _ = malloc_trim(0)
+    }
+
+    /// The process's user and system CPU time so far, in clock ticks (`/proc/self/stat` fields 14 and 15).
+    private static func cpuTicks() -> Int {
+        guard let file = fopen("/proc/self/stat", "r") else { return 0 }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return 0 }
+        let line = String(cString: buffer)
+        // The command name (field 2) may hold spaces; the fields after it start past its closing parenthesis.
+        guard let close = line.lastIndex(of: ")") else { return 0 }
+        let fields = line[line.index(after: close)...].split(separator: " ")
+        // Fields 3… follow the name: utime is field 14, stime 15, so indices 11 and 12 here.
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return user + system
     }
 }

@@ -113,8 +113,12 @@ public final class WholeServerFuzzer: @unchecked Sendable {
             guard ContinuousClock.now < deadline else {
                 throw Hang(description: "the connection still had work after \(Self.inputDeadline)")
             }
-            // A command list in parts goes on as the loop runs.
-            if case .onLoop = pending { continue }
+            // Input or a command list in parts goes on in the loop's next turn, scheduled a moment ahead (the testing
+            // loop's clock moves only when told).
+            if case .onLoop = pending {
+                await loop.advanceTime(by: .milliseconds(1))
+                continue
+            }
             // A deferred command's result waits for the loop. Most work (a SQLite read) ends within microseconds:
             // look again a few times, then wait until the work says it is done (or the watchdog, at the deadline).
             rounds += 1
