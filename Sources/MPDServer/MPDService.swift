@@ -54,7 +54,7 @@ public final class MPDService: Sendable {
         }
     }
 
-    /// Makes a channel an MPD connection: line framing, `connection_timeout` and the protocol session. Called on
+    /// Makes a channel an MPD connection: `connection_timeout` and the protocol session. Called on
     /// the channel's event loop, for every accepted socket and for connections that do not come from a listening
     /// socket (the protocol fuzzer drives the whole server over an in-memory channel; it passes
     /// `deferredWorkDone`, called off the loop whenever a deferred command's work has finished and its result waits
@@ -62,7 +62,6 @@ public final class MPDService: Sendable {
     public func configureConnection(_ channel: any Channel, isLocal: Bool,
                                     deferredWorkDone: (@Sendable () -> Void)? = nil) throws {
         try channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(LineFrameDecoder()),
             IdleStateHandler(readTimeout: .seconds(Int64(context.settings.connectionTimeout))),
             MPDConnectionHandler(server: context, isLocal: isLocal, deferredWorkDone: deferredWorkDone),
         ])
@@ -86,6 +85,8 @@ public final class MPDService: Sendable {
         return handler.pendingWork
     }
 
+    static let readSize = 16 * 1024
+
     /// Listens on `endpoint` with a socket of our own (`ListeningSocket`: closed on exec) handed to SwiftNIO.
     private func bind(_ endpoint: Endpoint) async throws -> any Channel {
         let isLocal: Bool
@@ -107,6 +108,10 @@ public final class MPDService: Sendable {
         }
         let bootstrap = ServerBootstrap(group: group)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // One read of at most 16 KiB per turn of the loop (MPD reads 8 KiB): a client that pipelines megabytes
+            // is decoded a bounded number of lines at a time, so the other connections of the loop wait no longer.
+            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
+            .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture { try configureConnection(channel, isLocal: isLocal) }
             }
@@ -118,10 +123,11 @@ public final class MPDService: Sendable {
 /// event loop; deferred command work runs in a task and comes back to the loop to resume the session, while
 /// input that arrives meanwhile waits in order (MPD's background commands).
 ///
-/// Answers are collected while a batch of input is read and written with one flush when the read completes, so
-/// a client that pipelines thousands of commands costs one write, not thousands. While a command is deferred or
-/// a long command list yields, the handler stops asking the socket for input: a client cannot make it hold more
-/// than one read's worth of waiting lines.
+/// The input is split into lines here (`InputLines`), one at a time. Answers are collected while a batch of input is
+/// handled and written with one flush, so a client that pipelines thousands of commands costs one write, not
+/// thousands. A connection takes turns with the others of its event loop: at most `linesPerTurn` lines (or a command
+/// list's part) before the others are served. While a command is deferred, a list runs in parts or a turn is
+/// awaited, the handler stops asking the socket for input, so it never holds more than one read of it.
 final class MPDConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -131,7 +137,8 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     private let isLocal: Bool
     private var session: Session?
     private var clientID: Int?
-    private var waitingLines = CircularBuffer<[UInt8]>()
+    /// Input read but not yet handled.
+    private var input = InputLines()
     private var closing = false
     /// Answers not yet handed to the channel; written and flushed at the end of a read or of a callback.
     private var unwritten: ByteBuffer?
@@ -160,16 +167,15 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     }
 
     var pendingWork: MPDService.PendingWork {
-        guard let session, !closing, session.isSuspended || !waitingLines.isEmpty || waitingForTurn else {
-            return .none
-        }
+        guard let session, !closing, session.isSuspended || waitingForTurn || input.hasLine else { return .none }
         return deferredWork != nil ? .offLoop : .onLoop
     }
 
-    /// Whether input must wait (in `waitingLines`) instead of being handled now.
+    /// Whether the session cannot take a line now: a deferred command runs, a list is part way, or the connection
+    /// waits for its turn.
     private var inputWaits: Bool {
         guard let session else { return false }
-        return session.isSuspended || !waitingLines.isEmpty || waitingForTurn
+        return session.isSuspended || waitingForTurn
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -206,24 +212,17 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         clientID = nil
         session = nil
         unwritten = nil
-        waitingLines.removeAll()
+        input.removeAll()
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let session, !closing else { return }
-        let line = Array(buffer: unwrapInboundIn(data))
-        if inputWaits {
-            waitingLines.append(line)
-            return
-        }
+        guard session != nil, !closing else { return }
+        var bytes = unwrapInboundIn(data)
+        input.append(&bytes)
         reading = true
         defer { reading = false }
-        deliverEvents(context: context)
-        guard !closing else { return }
-        apply(session.handle(line: line), context: context)
-        linesThisTurn += 1
-        if linesThisTurn >= Self.linesPerTurn { scheduleTurn(context: context) }
+        handleInput(context: context)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -234,7 +233,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if inputWaits {
+        if inputWaits || input.hasLine {
             heldRead = true
             return
         }
@@ -332,7 +331,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                     handler.deferredWork = nil
                     guard let session = handler.session, !handler.closing else { return }
                     handler.apply(session.resume(with: result), context: context)
-                    handler.drainWaitingLines(context: context)
+                    handler.handleInput(context: context)
                 }
             }
         } else if output.yielded {
@@ -342,7 +341,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                 guard let session = handler.session, !handler.closing else { return }
                 handler.linesThisTurn = 0
                 handler.apply(session.proceed(), context: context)
-                handler.drainWaitingLines(context: context)
+                handler.handleInput(context: context)
             }
         }
     }
@@ -357,22 +356,32 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             handler.waitingForTurn = false
             handler.linesThisTurn = 0
             guard handler.session != nil, !handler.closing else { return }
-            handler.drainWaitingLines(context: context)
+            handler.handleInput(context: context)
         }
     }
 
-    /// Runs the lines that arrived while the session was suspended or waited for a turn, at most `linesPerTurn` of
-    /// them per turn, then asks for more input if a read was held.
-    private func drainWaitingLines(context: ChannelHandlerContext) {
-        while let session, !closing, !session.isSuspended, !waitingForTurn, let line = waitingLines.popFirst() {
+    /// Handles the input's complete lines while the session can take them, at most `linesPerTurn` per turn; then
+    /// writes the answers (unless a read batch will) and asks for more input if a read was held.
+    private func handleInput(context: ChannelHandlerContext) {
+        while let session, !closing, !session.isSuspended, !waitingForTurn {
+            let line: [UInt8]
+            do {
+                guard let next = try input.next() else { break }
+                line = next
+            } catch {
+                // An overlong line: MPD closes without an answer.
+                closing = true
+                context.close(promise: nil)
+                return
+            }
             deliverEvents(context: context)
             guard !closing else { return }
             apply(session.handle(line: line), context: context)
             linesThisTurn += 1
-            if linesThisTurn >= Self.linesPerTurn, !waitingLines.isEmpty { scheduleTurn(context: context) }
+            if linesThisTurn >= Self.linesPerTurn, input.hasLine { scheduleTurn(context: context) }
         }
         if !reading { sendAnswers(context: context) }
-        if !closing, !inputWaits, heldRead {
+        if !closing, !inputWaits, !input.hasLine, heldRead {
             heldRead = false
             context.read()
         }

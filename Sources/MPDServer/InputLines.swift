@@ -1,0 +1,58 @@
+import Glibc
+import NIOCore
+
+/// A connection's unread input, split into lines as MPD reads them (`src/client/Read.cxx`): a line is what comes
+/// before `\n`; a line that does not end within MPD's 8 KiB input buffer ends the connection ("Input buffer is
+/// full"), with no answer. The connection takes lines one at a time, so it can stop part way through a read and go
+/// on at its next turn without holding every line of a large pipelined write at once.
+struct InputLines {
+    struct LineTooLong: Error {}
+
+    /// MPD's `StaticFifoBuffer<8192>`: 8191 bytes plus the newline.
+    static let maximumLineLength = 8192
+
+    private var buffer: ByteBuffer
+
+    init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+        buffer = allocator.buffer(capacity: 0)
+    }
+
+    mutating func append(_ bytes: inout ByteBuffer) {
+        if buffer.readerIndex > 0 { buffer.discardReadBytes() }
+        if buffer.readableBytes == 0 {
+            // Nothing kept: take the read's buffer as it is.
+            swap(&buffer, &bytes)
+        } else {
+            buffer.writeBuffer(&bytes)
+        }
+    }
+
+    /// The next complete line without its newline, or nil when none is complete yet. Throws `LineTooLong` for a
+    /// line MPD would not have room for.
+    mutating func next() throws -> [UInt8]? {
+        let length = buffer.withUnsafeReadableBytes { bytes -> Int? in
+            guard let start = bytes.baseAddress, !bytes.isEmpty,
+                  let newline = memchr(start, 0x0A, bytes.count) else { return nil }
+            return UnsafeRawPointer(newline) - start
+        }
+        guard let length else {
+            if buffer.readableBytes >= Self.maximumLineLength { throw LineTooLong() }
+            if buffer.readableBytes == 0 { buffer.clear() }
+            return nil
+        }
+        guard length < Self.maximumLineLength else { throw LineTooLong() }
+        let line = buffer.readBytes(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        return line
+    }
+
+    /// Whether a complete line waits.
+    var hasLine: Bool {
+        buffer.withUnsafeReadableBytes { bytes in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return false }
+            return memchr(start, 0x0A, bytes.count) != nil
+        }
+    }
+
+    mutating func removeAll() { buffer.clear() }
+}
