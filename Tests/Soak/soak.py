@@ -756,7 +756,13 @@ class Client(threading.Thread):
         name = type(e).__name__
         mpd_errors = ("ConnectionError", "ConnectionResetError", "BrokenPipeError", "ConnectionRefusedError",
                       "Closed", "EOFError", "ConnectionAbortedError")
-        if name in mpd_errors or (isinstance(e, OSError) and not isinstance(e, (socket.timeout, TimeoutError))):
+        if isinstance(e, Closed) and "before the greeting" in str(e) and "timed out" in str(e):
+            if run.stopping.is_set() or run.server.expected_loss(generation):
+                STATS.error("timeouts at a restart")
+            else:
+                STATS.fail("client timeout", f"no greeting within {CLIENT_TIMEOUT:.0f} s of connecting "
+                                             f"({self.persona}, {self.kind()})")
+        elif name in mpd_errors or (isinstance(e, OSError) and not isinstance(e, (socket.timeout, TimeoutError))):
             if run.stopping.is_set() or run.server.expected_loss(generation):
                 STATS.error("connections lost to a restart")
             else:
