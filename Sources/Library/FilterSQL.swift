@@ -7,13 +7,45 @@ import Synchronization
 /// (`src/song/TagSongFilter.cxx`, `StringFilter.cxx`, `UriSongFilter`, `BaseSongFilter` …); see the rules listed on
 /// `FilterExpression`. Every condition is 0 or 1, never NULL, so `NOT` is always the complement.
 enum FilterSQL {
-    static func condition(_ expression: FilterExpression) -> SQL {
+    /// A filter in SQL: the condition on `s`, and the common table expressions (`fN(id) AS (…)`, the ids of the songs
+    /// a deep part of the filter matches) it refers to, which a statement declares in its `WITH` clause.
+    struct Translation {
+        var tables: [SQL] = []
+        var condition: SQL = "1"
+
+        /// `WITH f1(id) AS (…), … ` before a statement that uses the condition, or nothing.
+        var withClause: SQL { tables.isEmpty ? "" : "WITH " + tables.joined(separator: ", ") + " " }
+    }
+
+    /// The levels of `NOT` and `AND` one condition nests before a deeper part becomes a table of its own: SQLite's
+    /// parser gives up on an expression a few dozen levels deep ("parser stack overflow"), MPD takes any depth.
+    static let nestingPerTable = 12
+
+    /// The filter, simplified as MPD does before matching (`FilterExpression.optimized`), in SQL.
+    static func translate(_ expression: FilterExpression) -> Translation {
+        var translation = Translation()
+        translation.condition = condition(expression.optimized(), depth: 0, tables: &translation.tables)
+        return translation
+    }
+
+    private static func condition(_ expression: FilterExpression, depth: Int, tables: inout [SQL]) -> SQL {
+        switch expression {
+        case .and, .not:
+            guard depth < nestingPerTable else {
+                let inner = condition(expression, depth: 0, tables: &tables)
+                let name = "f\(tables.count + 1)"
+                tables.append(SQL(sql: "\(name)(id) AS (SELECT s.id FROM song s WHERE ") + inner + ")")
+                return SQL(sql: "s.id IN \(name)")
+            }
+        default:
+            break
+        }
         switch expression {
         case .and(let items):
             guard !items.isEmpty else { return "1" }
-            return "(" + items.map(condition).joined(separator: " AND ") + ")"
+            return "(" + items.map { condition($0, depth: depth + 1, tables: &tables) }.joined(separator: " AND ") + ")"
         case .not(let inner):
-            return "NOT (" + condition(inner) + ")"
+            return "NOT (" + condition(inner, depth: depth + 1, tables: &tables) + ")"
         case .tag(.tag(let tag), let match):
             return tagCondition(tag, match)
         case .tag(.any, let match):

@@ -25,7 +25,8 @@ extension LibraryQueries {
         // The songs in scope, as dense indexes.
         var songIDs: [Int64] = []
         let everything = matchesEverything(expression)
-        let songsSQL: SQL = everything ? "SELECT id FROM song" : "SELECT s.id FROM song s WHERE " + FilterSQL.condition(expression)
+        let filter = FilterSQL.translate(expression)
+        let songsSQL: SQL = everything ? "SELECT id FROM song" : filter.withClause + "SELECT s.id FROM song s WHERE " + filter.condition
         try forEachRow(db, songsSQL) { handle in songIDs.append(sqlite3_column_int64(handle, 0)) }
         guard !songIDs.isEmpty else { return [] }
         let index = SongIndex(songIDs)

@@ -84,18 +84,19 @@ public final class LibraryQueries: Sendable {
     public func count(_ query: CountQuery) async throws -> [(group: String?, songs: Int, playtime: Int)] {
         try await read { db in
             try Self.checkBase(query.expression, db)
-            let condition = FilterSQL.condition(query.expression)
+            let filter = FilterSQL.translate(query.expression)
             guard let group = query.group else {
-                let row = try Row.fetchOne(db, SQLRequest<Row>(literal: SQL("""
+                let row = try Row.fetchOne(db, SQLRequest<Row>(literal: filter.withClause + SQL("""
                     SELECT count(*), coalesce(sum(CASE WHEN s.duration >= 0 THEN CAST(s.duration * 1000 AS INTEGER) \
                     ELSE 0 END), 0) FROM song s WHERE 
-                    """) + condition))!
+                    """) + filter.condition))!
                 let songs: Int = row[0]
                 let millis: Int64 = row[1]
                 return [(nil, songs, Int(millis / 1000))]
             }
             let everything = Self.matchesEverything(query.expression)
-            let prefix: SQL = everything ? "WITH v AS (" : "WITH m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + condition + "), v AS ("
+            let tables = everything ? [] : filter.tables + ["m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + filter.condition + ")"]
+            let prefix: SQL = "WITH " + (tables + ["v AS ("]).joined(separator: ", ")
             let sql: SQL = prefix + Self.valuesSQL(group, songs: everything ? nil : "m") + ") "
                 + "SELECT v.value, count(*), coalesce(sum(CASE WHEN s.duration >= 0 THEN CAST(s.duration * 1000 AS INTEGER) ELSE 0 END), 0) "
                 + "FROM v JOIN song s ON s.id = v.id GROUP BY v.value ORDER BY v.value"
@@ -202,9 +203,10 @@ public final class LibraryQueries: Sendable {
         case .added?: sortColumn = "coalesce(s.added, 0)"
         case .priority?, nil: break
         }
-        let sql = SQL(sql: """
+        let filter = FilterSQL.translate(query.expression)
+        let sql = filter.withClause + SQL(sql: """
             SELECT s.id, s.uri, d.path, \(sortColumn) FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
-            """) + FilterSQL.condition(query.expression)
+            """) + filter.condition
         var entries: [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)] = []
         var perDirectory: [String: Int] = [:]
         let cursor = try Row.fetchCursor(db, SQLRequest<Row>(literal: sql, cached: true))

@@ -10,6 +10,8 @@ struct SongMatcher {
     private let regexes: [StringMatch: Regex<AnyRegexOutput>]
 
     init(_ expression: FilterExpression) {
+        // A client may nest `(!` thousands deep: walk the tree MPD would, not that one, for every song.
+        let expression = expression.optimized()
         self.expression = expression
         var regexes: [StringMatch: Regex<AnyRegexOutput>] = [:]
         func collect(_ e: FilterExpression) {

@@ -197,6 +197,23 @@ struct FilterParserValidTests {
         #expect(parseError([String(repeating: "(", count: 8190)]) == ACKError(.arg, "Word expected"))
     }
 
+    /// MPD's `OptimizeSongFilter`: a `(!` chain folds into the comparison's own negation, nested `AND`s are spliced.
+    @Test func optimized() throws {
+        let chain = { (depth: Int) in
+            try parse([String(repeating: "(!", count: depth) + "(Artist == 'x')" + String(repeating: ")", count: depth)])
+        }
+        #expect(try chain(2000).optimized() == tag(.artist, "x"))
+        #expect(try chain(1999).optimized() == tag(.artist, "x", negated: true))
+        #expect(try parse(["(!(!(base 'a')))"]).optimized() == .base("a"))
+        #expect(try parse(["(!(!(!(base 'a'))))"]).optimized() == .not(.base("a")))
+        let nested = try parse(["((Artist == 'a') AND ((Album == 'b') AND ((Title == 'c'))))", "genre", "g"])
+        #expect(nested.optimized() == .and([tag(.artist, "a"), tag(.album, "b"), tag(.title, "c"), tag(.genre, "g")]))
+        // NOT over AND stays: only De Morgan could push it further, and MPD does not.
+        let kept = try parse(["(!((Artist == 'a') AND (!(Album != 'b'))))"])
+        #expect(kept.optimized() == .not(.and([tag(.artist, "a"), tag(.album, "b")])))
+        #expect(FilterExpression.and([]).optimized() == .and([]))
+    }
+
     /// MPD sees C strings: a NUL byte ends the argument.
     @Test func nulEndsArgument() throws {
         #expect(try parse(["(Artist == 'x')\u{0}garbage"]) == tag(.artist, "x"))
