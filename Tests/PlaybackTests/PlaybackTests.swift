@@ -266,20 +266,36 @@ import AudioOutputs
         h.addOutput("fifo", plugin: "fifo", paced: true) { FifoSink(path: path) }
         try h.make("a.wav", seconds: 1)
         try h.enqueue("a.wav")
-        // The reader opens the fifo once the output has made it, and reads until the writer closes it.
+        // The reader is there before the output opens the fifo (which takes an existing one), with a pipe that holds
+        // the whole song: a sink empties a full pipe nobody reads, as MPD's does, and a reader thread starved by a
+        // loaded machine for a third of a second (the default 64 KiB) would lose samples.
+        let expected = try h.reference("a.wav")
+        #expect(mkfifo(path, 0o666) == 0)
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ (a _GNU_SOURCE macro Glibc does not export)
+        #expect(fcntl(fd, setPipeSize, 1 << 20) >= expected.count)
+        // Until the output opens its end, a read finds no writer and returns 0; after it, data, then 0 at its close.
         let reader = Thread {
-            while !FileManager.default.fileExists(atPath: path) { usleep(1000) }
-            guard let handle = FileHandle(forReadingAtPath: path) else { return }
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                collected.append(data)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var total = 0
+            while total < expected.count {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    collected.append(Data(buffer[0..<count]))
+                    total += count
+                } else if count == 0 || errno == EAGAIN {
+                    if total > 0 && count == 0 { break }
+                    usleep(1000)
+                } else if errno != EINTR {
+                    break
+                }
             }
         }
         reader.start()
         try h.send(.play(position: 0))
         #expect(h.waitUntilStopped())
-        let expected = try h.reference("a.wav")
         #expect(h.wait() { collected.bytes.count >= expected.count })
         #expect(collected.bytes == expected, "\(firstDifference(collected.bytes, expected))")
     }
