@@ -105,7 +105,6 @@ public final class WholeServerFuzzer: @unchecked Sendable {
         let deadline = ContinuousClock.now + Self.inputDeadline
         var watchdog: Task<Void, any Error>?
         defer { watchdog?.cancel() }
-        var rounds = 0
         while true {
             await loop.run()
             let pending = try await loop.executeInContext { MPDService.pendingWork(channel) }
@@ -119,13 +118,9 @@ public final class WholeServerFuzzer: @unchecked Sendable {
                 await loop.advanceTime(by: .milliseconds(1))
                 continue
             }
-            // A deferred command's result waits for the loop. Most work (a SQLite read) ends within microseconds:
-            // look again a few times, then wait until the work says it is done (or the watchdog, at the deadline).
-            rounds += 1
-            if rounds % 16 != 0 {
-                await Task.yield()
-                continue
-            }
+            // A deferred command's work runs on other threads: wait until it says it is done (its result is then
+            // queued on the loop) or the watchdog posts at the deadline. Spinning here instead (yielding and looking
+            // again) took the CPU from that very work on a machine whose cores all fuzz.
             if watchdog == nil {
                 watchdog = Task { [signal] in
                     try await Task.sleep(until: deadline)
