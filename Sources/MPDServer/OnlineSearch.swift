@@ -1,12 +1,14 @@
+import Logging
 import MPDProtocol
 import PlayerCore
 
 /// `search`, `searchadd` and `searchaddpl` with the online catalogue (`search_online`): the local matches first,
 /// exactly as without it, then the catalogue's songs for the same words that are not already among them; `window`
 /// applies to the whole list. `find` and everything that is not a plain text search stay local. The catalogue is
-/// asked while the database is read, so a slow catalogue costs at most its own timeout. When the catalogue fails,
-/// local matches are still the answer (clients drop everything before an ACK, so an error would hide them); only
-/// a search that found nothing locally answers with the catalogue's error.
+/// asked while the database is read, so a slow catalogue costs at most its own timeout. When the catalogue fails
+/// (NetEase unreachable, a login needed, rate limited), the answer is the local matches, as MPD's, even when there
+/// are none: a search only *also* asks NetEase, so it must not fail where MPD would not (`mpc searchadd` in a
+/// script without network); the failure goes to the log. Commands that name NetEase themselves answer its ACK.
 enum OnlineSearch {
     /// How many catalogue songs a search appends at most (one page of NetEase's own search).
     static let limit = 30
@@ -47,7 +49,7 @@ enum OnlineSearch {
     /// The matches of `query` for `command`: local ones, then (when `asksCatalog`) the catalogue's, windowed
     /// together.
     static func songs(_ query: FilterQuery, command: FilterCommand, queries: any DatabaseQueries,
-                      catalog: (any RemoteCatalog)?) async throws -> [Song] {
+                      catalog: (any RemoteCatalog)?, logger: Logger) async throws -> [Song] {
         guard let catalog, asksCatalog(query, command: command, catalog: catalog),
               let (words, checkTags) = keywords(query.expression)
         else { return try await queries.songs(matching: query) }
@@ -63,7 +65,8 @@ enum OnlineSearch {
                 songs += distinct(try await online, from: songs,
                                   matcher: checkTags ? SongMatcher(query.expression) : nil)
             } catch {
-                if songs.isEmpty { throw error }
+                let reason = (error as? ACKError)?.message ?? String(describing: error)
+                logger.warning("\(command.rawValue) \"\(words)\": answered from the local library only (\(reason))")
             }
         }
         if let window = query.window {

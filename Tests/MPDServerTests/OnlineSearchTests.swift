@@ -1,3 +1,5 @@
+import Foundation
+import Logging
 import MPDProtocol
 import PlayerCore
 import Synchronization
@@ -155,10 +157,11 @@ import Testing
     static let remote = [song("netease://song/1", "Night Song", "Local"), song("netease://song/2", "Night Two", "R"),
                          song("netease://song/3", "Night Three", "R")]
 
-    func run(_ arguments: [String], command: FilterCommand = .search, catalog: StubCatalog?) async throws -> [Song] {
+    func run(_ arguments: [String], command: FilterCommand = .search, catalog: StubCatalog?,
+             log: LogLines = LogLines()) async throws -> [Song] {
         let query = try FilterParser.parseQuery(arguments: arguments, command: command)
         return try await OnlineSearch.songs(query, command: command, queries: StubQueries(local: Self.local),
-                                            catalog: catalog)
+                                            catalog: catalog, logger: log.logger)
     }
 
     @Test func searchAppendsDistinctCatalogueSongs() async throws {
@@ -196,15 +199,24 @@ import Testing
         #expect(catalog.questions == ["night"])
     }
 
-    /// Only a search that found nothing locally answers with the catalogue's error.
-    @Test func catalogueFailureWithNoLocalMatchIsTheAnswer() async throws {
+    /// A search only also asks NetEase: with NetEase failing and nothing local, the answer is MPD's (no songs, OK),
+    /// and the failure is logged. `mpc searchadd` in a script without network must not fail where MPD does not.
+    @Test func catalogueFailureWithNoLocalMatchAnswersNothing() async throws {
         let failure = ACKError(.system, "NetEase: no answer within 15 s (timeout)")
-        await #expect(throws: failure) {
-            _ = try await run(["any", "nothing local"], catalog: StubCatalog(Self.remote, failure: failure))
+        for command in [FilterCommand.search, .searchadd, .searchaddpl] {
+            let log = LogLines()
+            let songs = try await run(["any", "nothing local"], command: command,
+                                      catalog: StubCatalog(Self.remote, failure: failure), log: log)
+            #expect(songs.isEmpty)
+            #expect(log.lines.count == 1)
+            #expect(log.lines.first == "warning \(command.rawValue) \"nothing local\": answered from the local library "
+                    + "only (NetEase: no answer within 15 s (timeout))")
         }
         // A window the local matches already fill does not wait for (or fail with) the catalogue.
-        #expect(try await run(["title", "night", "window", "0:1"], catalog: StubCatalog(Self.remote, failure: failure))
-            .map(\.uri) == ["a.flac"])
+        let log = LogLines()
+        #expect(try await run(["title", "night", "window", "0:1"], catalog: StubCatalog(Self.remote, failure: failure),
+                              log: log).map(\.uri) == ["a.flac"])
+        #expect(log.lines.isEmpty)
     }
 
     /// `any` is left to the catalogue (aliases, translations); tag searches are checked again.
@@ -214,5 +226,31 @@ import Testing
         #expect(any.map(\.uri) == ["a.flac", "netease://song/9"])
         let title = try await run(["title", "night"], catalog: StubCatalog(unrelated))
         #expect(title.map(\.uri) == ["a.flac"])
+    }
+}
+
+/// The lines a logger wrote, for checking what a failure leaves in the log.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var lines: [String] { lock.withLock { stored } }
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(owner: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let owner: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            owner.lock.withLock { owner.stored.append("\(event.level) \(event.message)") }
+        }
     }
 }

@@ -65,6 +65,7 @@ enum DatabaseQueryCommands {
                                                 validateRegex: validator(queries))
         let mask = context.effectiveTagMask
         let catalog = context.server.catalog
+        let logger = context.server.logger
         let limit = context.server.settings.outputBufferLimit
         // MPD 0.23 sorts copies (`DetachedSong`) that lose the audio format, so sorted results have no `Format:` line
         // (checked against Debian's MPD).
@@ -85,7 +86,8 @@ enum DatabaseQueryCommands {
             try await StreamedAnswer.build(limit: limit) { answer in
                 // Local matches stream from the database; with the online catalogue the lists are merged first.
                 if online {
-                    for song in try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog) {
+                    for song in try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog,
+                                                        logger: logger) {
                         guard answer.write({ write(song, into: &$0) }) else { return }
                     }
                 } else {
@@ -112,8 +114,10 @@ enum DatabaseQueryCommands {
             })
         let at = position
         let catalog = context.server.catalog
+        let logger = context.server.logger
         return .deferred {
-            let songs = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog)
+            let songs = try await OnlineSearch.songs(query, command: command, queries: queries, catalog: catalog,
+                                                        logger: logger)
             if !songs.isEmpty {
                 // Songs that fit stay; the rest is MPD's "Playlist is too large".
                 let ids = QueueCommands.addedIDs(try store.send(.add(songs, at: at, bulk: false), partition: partition))
@@ -142,8 +146,10 @@ enum DatabaseQueryCommands {
         let at = position
         let player = context.server.store
         let catalog = context.server.catalog
+        let logger = context.server.logger
         return .deferred {
-            let uris = try await OnlineSearch.songs(query, command: .searchaddpl, queries: queries, catalog: catalog)
+            let uris = try await OnlineSearch.songs(query, command: .searchaddpl, queries: queries, catalog: catalog,
+                                                        logger: logger)
                 .map(\.uri)
             guard at != nil || !uris.isEmpty else { return Response() }
             guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
