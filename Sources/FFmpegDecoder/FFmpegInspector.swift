@@ -141,9 +141,14 @@ public struct FFmpegInspector: AudioFileInspector {
         while true {
             entry = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX)
             guard let current = entry else { break }
-            pairs.append((String(cString: current.pointee.key), String(cString: current.pointee.value)))
+            pairs.append((String(cString: current.pointee.key), text(current.pointee.value)))
         }
         return pairs
+    }
+
+    /// A C string's bytes with MPD's repair of invalid UTF-8 (`Song.Tag.text`).
+    static func text(_ cString: UnsafePointer<CChar>) -> String {
+        Song.Tag.text(UnsafeRawBufferPointer(start: cString, count: strlen(cString)))
     }
 
     /// libavformat joins repeated Vorbis comments and ID3 multi-values with `;` (FFmpeg's `av_dict_set` with

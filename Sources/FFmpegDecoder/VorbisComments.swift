@@ -1,4 +1,5 @@
 import Glibc
+import PlayerCore
 
 /// Reads the Vorbis comments of FLAC and Ogg (Vorbis, Opus) files as stored: every `KEY=value` in file order,
 /// repeated keys kept apart. libavformat joins repeated keys with `;`, which would merge multi-valued tags, so
@@ -125,7 +126,7 @@ enum VorbisComments {
             index += length
             guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
             pairs.append((String(decoding: entry[..<equals], as: UTF8.self),
-                          String(decoding: entry[(equals + 1)...], as: UTF8.self)))
+                          Song.Tag.text(entry[(equals + 1)...])))
         }
         return pairs
     }

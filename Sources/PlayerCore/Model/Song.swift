@@ -5,9 +5,46 @@ public struct Song: Equatable, Sendable {
     public struct Tag: Equatable, Sendable {
         public var name: String
         public var value: String
+        /// The value as MPD keeps it (`FixTagString`, `src/tag/FixString.cxx`): a control character (below U+0020:
+        /// a tab, a newline, an escape) becomes a space. This also keeps every value one line of the protocol.
         public init(_ name: String, _ value: String) {
             self.name = name
-            self.value = value
+            self.value = Self.printable(value)
+        }
+
+        /// `value` with each control character (U+0000…U+001F) replaced by a space.
+        public static func printable(_ value: String) -> String {
+            guard value.utf8.contains(where: { $0 < 0x20 }) else { return value }
+            return String(decoding: value.utf8.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
+        }
+
+        /// Text from a file's bytes as MPD reads it (`fix_utf8`): a byte that cannot start a UTF-8 sequence, or one
+        /// whose sequence is cut short or broken, becomes `?`; decoding goes on from the byte after it.
+        public static func text(_ bytes: some Collection<UInt8>) -> String {
+            if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+            var repaired = Array(bytes)
+            var index = 0
+            while index < repaired.count {
+                let lead = repaired[index]
+                let length = switch lead {
+                case ..<0x80: 1
+                case 0xC0..<0xE0: 2
+                case 0xE0..<0xF0: 3
+                case 0xF0..<0xF8: 4
+                case 0xF8..<0xFC: 5
+                case 0xFC..<0xFE: 6
+                default: 0
+                }
+                let end = index + length
+                if length == 0 || end > repaired.count
+                    || !repaired[(index + 1)..<end].allSatisfy({ $0 & 0xC0 == 0x80 }) {
+                    repaired[index] = UInt8(ascii: "?")
+                    index += 1
+                } else {
+                    index = end
+                }
+            }
+            return String(decoding: repaired, as: UTF8.self)
         }
     }
 
