@@ -71,6 +71,7 @@ public struct ConfiguredOutput {
                                       ("dop", try bool(block, "dop", default: false) ? "1" : "0")]
             makeSink = { ALSASink(settings) }
             if mixer == "hardware" {
+                description.hardwareMixer = true
                 hardwareMixer = ALSAMixer(ALSAMixer.Settings(
                     device: block["mixer_device"] ?? ALSAMixer.Settings.defaultDevice(forPCM: settings.device),
                     control: block["mixer_control"], index: try integer(block, "mixer_index") ?? 0))

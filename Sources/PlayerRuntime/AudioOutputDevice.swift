@@ -11,6 +11,8 @@ public struct OutputDescription: Equatable, Sendable {
     public var format: AudioFormatMask
     /// `mixer_type`: whether `setvol` scales this output's samples.
     public var softwareMixer: Bool
+    /// `mixer_type "hardware"` on ALSA: a device mixer sets the volume.
+    public var hardwareMixer = false
     /// `sync` (null output) / the engine's clock for sinks that take data at any speed.
     public var paced: Bool
     /// `attribute:` lines of `outputs` (`outputset` changes them).
@@ -29,7 +31,7 @@ public struct OutputDescription: Equatable, Sendable {
 
     public static func == (a: OutputDescription, b: OutputDescription) -> Bool {
         a.id == b.id && a.name == b.name && a.plugin == b.plugin && a.format == b.format
-            && a.softwareMixer == b.softwareMixer && a.paced == b.paced
+            && a.softwareMixer == b.softwareMixer && a.hardwareMixer == b.hardwareMixer && a.paced == b.paced
             && a.attributes.elementsEqual(b.attributes, by: { $0 == $1 })
     }
 }

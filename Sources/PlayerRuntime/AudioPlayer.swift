@@ -174,11 +174,20 @@ public final class AudioPlayer: Sendable {
     }
 
     /// `enableoutput` / `disableoutput` / `toggleoutput` (`on == nil`). False when there is no such output.
+    /// As MPD's `audio_output_enable_index` and its siblings: enabling an enabled output (or disabling a disabled
+    /// one) changes nothing and announces nothing; a change announces `output`, and `mixer` too when the output has
+    /// a mixer (a toggle only when it turns the output off).
     public func setOutput(id: Int, enabled on: Bool?, partition: String) -> Bool {
         guard let (runner, engine) = runner(id: id, partition: partition) else { return false }
-        let enable = on ?? !engine.isEnabled(runner)
+        let was = engine.isEnabled(runner)
+        let enable = on ?? !was
+        guard on == nil || enable != was else { return true }
         engine.setEnabled(runner, enable)
-        store.announce([Change(.outputs)])
+        var changes: Set<Change> = [Change(.outputs)]
+        if runner.description.softwareMixer || runner.description.hardwareMixer, on != nil || !enable {
+            changes.insert(Change(.mixer, partition: partition))
+        }
+        store.announce(changes)
         return true
     }
 
