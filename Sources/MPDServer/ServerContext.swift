@@ -51,7 +51,7 @@ public final class ServerContext: Sendable {
         store.observe { changes in
             var byPartition: [String?: IdleSubsystems] = [:]
             for change in changes { byPartition[change.partition, default: []].formUnion(change.idleSubsystems) }
-            for (partition, flags) in byPartition { clients.broadcast(flags, partition: partition) }
+            clients.broadcast(byPartition)
         }
     }
 }
@@ -112,9 +112,18 @@ public final class ClientRegistry: Sendable {
     /// A client takes what was recorded with `takeEvents` before it reads a command, so a command sent after an
     /// event was broadcast always sees it, however late the wake-up runs.
     public func broadcast(_ flags: IdleSubsystems, partition: String?) {
-        guard !flags.isEmpty else { return }
+        broadcast([partition: flags])
+    }
+
+    /// Records the events of one change set at once, by partition (nil: every client), and wakes each client once:
+    /// a client woken part way through (by `output` before `mixer` of the same `disableoutput`) would answer an idle
+    /// with half of them, where MPD answers with both.
+    public func broadcast(_ byPartition: [String?: IdleSubsystems]) {
         inner.withLock { inner in
-            for (key, entry) in inner.entries where partition == nil || entry.partition == partition {
+            for (key, entry) in inner.entries {
+                var flags = byPartition[nil] ?? []
+                if let own = byPartition[entry.partition] { flags.formUnion(own) }
+                guard !flags.isEmpty else { continue }
                 inner.entries[key]?.events.formUnion(flags)
                 entry.mailbox()
             }

@@ -64,6 +64,9 @@ public enum Action: Equatable, Sendable {
     /// `status` shows no volume and `setvol` fails.
     case setMixerPresent(Bool)
     case deletePartition(String)
+    /// Playing found no output to open (`PlayerThread::OpenOutput`: "All audio outputs are disabled"): the player
+    /// pauses where it is, so that it can resume once an output is there, and `status` shows the error.
+    case outputsUnavailable(String)
 
     // What the engine reports; `token` is the one of the start it belongs to (`EngineLink.token`).
     /// The outputs crossed into the queued song.

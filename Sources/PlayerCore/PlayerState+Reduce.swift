@@ -140,6 +140,10 @@ extension PlayerState {
             return []
         case .newPartition, .deletePartition:
             return []
+        case .outputsUnavailable(let message):
+            guard p.isPlaying else { return [] }
+            p.player.state = .pause
+            p.player.error = message
         case .setMixerPresent(let present):
             if !present { p.volume = nil } else if p.volume == nil { p.volume = 100 }
             return []

@@ -9,11 +9,11 @@ enum PlaybackCommands {
         /// `pause` alone toggles (deprecated in MPD, still answered).
         command("pause", 0...1) { _, request throws(ACKError) in .pause(try request.optionalArgument(Bool.self, 0)) },
         /// `play` alone resumes or plays the current song; `-1` means the same.
-        command("play", 0...1) { _, request throws(ACKError) in
+        command("play", 0...1, opensOutputs: true) { _, request throws(ACKError) in
             let position = try request.optionalArgument(Int32.self, 0).map(Int.init) ?? -1
             return .play(position: position == -1 ? nil : position)
         },
-        command("playid", 0...1) { _, request throws(ACKError) in
+        command("playid", 0...1, opensOutputs: true) { _, request throws(ACKError) in
             let id = try request.optionalArgument(Int32.self, 0).map(Int.init) ?? -1
             return .playID(id == -1 ? nil : id)
         },
@@ -37,12 +37,25 @@ enum PlaybackCommands {
         command("stop", 0...0) { _, _ in .stop },
     ]
 
+    /// MPD's answer when playing finds every output of the partition disabled.
+    static let outputsDisabled = "All audio outputs are disabled"
+
+    /// `opensOutputs`: the command starts the player, which opens the outputs. With none enabled, MPD's player pauses
+    /// with the error (`PlayerThread::OpenOutput`). MPD's command has usually returned `OK` by then (its player opens
+    /// the outputs once the decoder has produced audio); when the player was quicker, it answers `ACK [5@0]` with the
+    /// error (`PlayerControl::SeekLocked` rethrows it). NoSignal answers `OK`, its status already paused.
     private static func command(
-        _ name: String, _ arguments: ClosedRange<Int>,
+        _ name: String, _ arguments: ClosedRange<Int>, opensOutputs: Bool = false,
         _ action: @escaping @Sendable (CommandContext, Request) throws(ACKError) -> Action
     ) -> CommandSpec {
         CommandSpec(name, .player, arguments) { context, request in
-            try context.server.store.send(try action(context, request), partition: context.client.partition)
+            let partition = context.client.partition
+            let store = context.server.store
+            try store.send(try action(context, request), partition: partition)
+            if opensOutputs, let audio = context.server.audio, store.partition(partition)?.player.state == .play,
+               !audio.outputs(partition: partition).contains(where: \.enabled) {
+                try store.send(.outputsUnavailable(outputsDisabled), partition: partition)
+            }
             return .ok(Response())
         }
     }
