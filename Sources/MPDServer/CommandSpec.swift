@@ -86,15 +86,18 @@ public struct CommandTable: Sendable {
         CommandTable([Array(byName.values)], hiding: names.union(Set(byName.keys).subtracting(commands.map(\.name))))
     }
 
-    /// `standard` as the settings allow it: without a playlist directory MPD hides its stored-playlist commands.
+    /// `standard` as the settings allow it: without a playlist directory MPD hides its stored-playlist commands, and
+    /// without a neighbor plugin (NoSignal has none) `listneighbors`.
     public static func standard(for settings: ServerSettings) -> CommandTable {
-        settings.playlistDirectory == nil ? standard.hiding(StoredPlaylistCommands.hiddenWithoutDirectory) : standard
+        var hidden = StorageCommands.hiddenWithoutNeighborPlugin
+        if settings.playlistDirectory == nil { hidden.formUnion(StoredPlaylistCommands.hiddenWithoutDirectory) }
+        return standard.hiding(hidden)
     }
 
     /// Every command that NoSignal implements, grouped by protocol section.
     public static let standard = CommandTable([
         StatusCommands.all, PlaybackOptionsCommands.all, ConnectionCommands.all, ReflectionCommands.all,
         MessageCommands.all, DatabaseBrowseCommands.all, QueueCommands.all, DatabaseQueryCommands.all, StickerCommands.all,
-        StoredPlaylistCommands.all, PlaybackCommands.all, OutputCommands.all, PartitionCommands.all,
+        StoredPlaylistCommands.all, PlaybackCommands.all, OutputCommands.all, PartitionCommands.all, StorageCommands.all,
     ])
 }

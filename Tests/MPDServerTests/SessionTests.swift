@@ -12,7 +12,9 @@ import Testing
         let c = await TestSession(server: TestSession.server())
         #expect(await c.send("ping") == "OK\n")
         #expect(await c.send("foo") == "ACK [5@0] {} unknown command \"foo\"\n")
-        #expect(await c.send("mount a b") == "ACK [5@0] {} unknown command \"mount\"\n")
+        #expect(await c.send("getfingerprint a") == "ACK [5@0] {} unknown command \"getfingerprint\"\n")
+        // No neighbor plugin: answered as Debian's MPD does (the storage commands: differential script edge_paths).
+        #expect(await c.send("listneighbors") == "ACK [5@0] {listneighbors} No neighbor plugin configured\n")
     }
 
     @Test func malformedLinesCloseWithoutAnswer() async {

@@ -25,6 +25,9 @@ enum DatabaseBrowseCommands {
         CommandSpec("lsinfo", .read, 0...1) { context, request in
             let uri = request.count > 0 ? request[0] : ""
             let isRoot = uri.isEmpty || uri == "/"
+            // Any other absolute path names a local file outside the database (`LocateUri`): only a local client
+            // may look at one.
+            if !isRoot, uri.hasPrefix("/"), !context.client.isLocal { throw ACKError(.permission, "Access denied") }
             return try listing(context, uri: uri, recursive: false, full: true,
                                extras: isRoot ? rootPlaylists(context) : nil)
         },

@@ -26,7 +26,10 @@ enum StickerCommands {
             case ("get", 4):
                 return .deferred {
                     try await requireSong()
-                    guard let value = try await stickers.stickerValue(type: "song", uri: uri, name: args[3]) else {
+                    // MPD stores an empty value, lists and finds it, but `get` answers it as missing
+                    // (`handle_sticker_song`: an empty `LoadValue` is "no such sticker").
+                    guard let value = try await stickers.stickerValue(type: "song", uri: uri, name: args[3]),
+                          !value.isEmpty else {
                         throw ACKError(.noExist, "no such sticker")
                     }
                     var response = Response()
