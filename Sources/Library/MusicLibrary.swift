@@ -200,6 +200,7 @@ public final class MusicLibrary: Sendable {
             }
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
+                ORDER BY id
                 """), arguments: arguments) {
                 tree.playlists[row["directory_id"] as Int64, default: []].append((row["path"], row["last_modified"]))
             }
@@ -249,9 +250,10 @@ public final class MusicLibrary: Sendable {
             for song in sortSongs(try load?(id) ?? songs[id] ?? []) {
                 guard try visit(.song(song)) else { return false }
             }
-            let playlists = (self.playlists[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { $0.1 < $1.1 }
-            for playlist in playlists {
-                guard try visit(.playlist(path: playlist.0.path, lastModified: playlist.0.modified)) else { return false }
+            // Playlists in the order the scans found them (MPD's `Directory::Sort` leaves them unsorted: the order
+            // of the directory as the file system lists it, later ones after).
+            for playlist in self.playlists[id] ?? [] {
+                guard try visit(.playlist(path: playlist.path, lastModified: playlist.modified)) else { return false }
             }
             let children = (self.children[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { a, b in
                 // Directories an update found since the last save come last, in the order found.

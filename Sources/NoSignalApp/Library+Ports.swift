@@ -17,6 +17,10 @@ extension MusicLibrary: MusicDatabase {
 
     public func cachedEntries(uri: String) -> [LibraryEntry]? { cachedListing(uri: uri) }
 
+    public func playlistFile(uri: String) async throws -> [Song]? {
+        try await offLoop { try self.playlistFile(uri: uri) }
+    }
+
     public func visitEntries(uri: String, recursive: Bool,
                              _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
         try await offLoop { try self.visit(uri: uri, recursive: recursive, visit) }

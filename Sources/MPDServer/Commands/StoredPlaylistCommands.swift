@@ -24,24 +24,27 @@ enum StoredPlaylistCommands {
             }
         },
         CommandSpec("listplaylist", .read, 1...2) { context, request in
-            let store = try readStore(context)
+            let store = context.server.playlists
+            let database = context.server.database
             let range = try request.optionalArgument(RangeArgument.self, 1)
             return .deferred {
                 var response = Response()
-                for uri in clip(try await store.uris(of: request[0]), range) { response.add("file", uri) }
+                for entry in clip(try await playlistSongs(request[0], store, database), range) {
+                    response.add("file", entry.uri)
+                }
                 return response
             }
         },
         CommandSpec("listplaylistinfo", .read, 1...2) { context, request in
-            let store = try readStore(context)
+            let store = context.server.playlists
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let database = context.server.database
             let catalog = context.server.catalog
             let mask = context.effectiveTagMask
             return .deferred {
                 var response = Response()
-                for uri in clip(try await store.uris(of: request[0]), range) {
-                    let song = await resolve(uri, database, catalog) ?? Song(uri: uri)
+                for entry in clip(try await playlistSongs(request[0], store, database), range) {
+                    let song = merged(entry, with: await resolve(entry.uri, database, catalog))
                     SongFormatter.write(song, mask: mask, into: &response)
                 }
                 return response
@@ -93,7 +96,7 @@ enum StoredPlaylistCommands {
         },
         /// `load NAME [S:E] [POS]`: songs the database does not know are skipped, URLs are kept; one bulk edit.
         CommandSpec("load", .add, 1...3) { context, request in
-            let store = try readStore(context)
+            let store = context.server.playlists
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let position = try QueueCommands.insertPosition(request, 2, context)
             let database = context.server.database
@@ -102,8 +105,8 @@ enum StoredPlaylistCommands {
             let partition = context.client.partition
             return .deferred {
                 var songs: [Song] = []
-                for uri in clip(try await store.uris(of: request[0]), range) {
-                    if let song = await resolve(uri, database, catalog) { songs.append(song) }
+                for entry in clip(try await playlistSongs(request[0], store, database), range) {
+                    if let song = await resolve(entry.uri, database, catalog) { songs.append(merged(entry, with: song)) }
                 }
                 let effects = try player.send(.load(songs, at: position), partition: partition)
                 for case .added(let ids) in effects where ids.count < songs.count { throw PlayerError.playlistTooLarge }
@@ -215,6 +218,32 @@ enum StoredPlaylistCommands {
     }
 
     /// Reading a playlist without a directory is simply "No such playlist" (MPD then only looks elsewhere).
+    /// The songs of the playlist `name`, as MPD's `playlist_mapper_open` finds it: a stored playlist (URIs only), else
+    /// a playlist file in the music directory (`Lists/mix.m3u`, with what the file says of each song). A name that is
+    /// neither gets the stored playlists' answer.
+    static func playlistSongs(_ name: String, _ store: (any PlaylistStore)?, _ database: (any MusicDatabase)?)
+        async throws -> [Song]
+    {
+        var failure: any Error = PlayerError.noSuchPlaylist
+        if let store {
+            do { return try await store.uris(of: name).map { Song(uri: $0) } } catch { failure = error }
+        }
+        if let database, let songs = try await database.playlistFile(uri: name) { return songs }
+        throw failure
+    }
+
+    /// A playlist entry with the database's song (`merge_song_metadata`, `TagBuilder::Complement`): the playlist's
+    /// tags first, then the song's tags of other names; the playlist's duration when it gives one; the file's facts
+    /// (format, modification time) from the database. Without a database song, the entry as the playlist has it.
+    static func merged(_ entry: Song, with song: Song?) -> Song {
+        guard var song else { return entry }
+        guard !entry.tags.isEmpty || entry.duration != nil else { return song }
+        let names = Set(entry.tags.map(\.name))
+        song.tags = entry.tags + song.tags.filter { !names.contains($0.name) }
+        if let duration = entry.duration { song.duration = duration }
+        return song
+    }
+
     private static func readStore(_ context: CommandContext) throws -> any PlaylistStore {
         guard let store = context.server.playlists else { throw PlayerError.noSuchPlaylist }
         return store

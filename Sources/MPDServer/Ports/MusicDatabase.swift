@@ -9,6 +9,10 @@ public protocol MusicDatabase: Sendable {
     /// order: directory by directory, entries sorted by name). `""` is the whole database.
     /// Throws `DatabaseError.notFound` for a URI that is neither.
     func songsForQueue(uri: String) async throws -> [Song]
+    /// The songs of the playlist file `uri` in the music directory (`Lists/mix.m3u`: m3u, m3u8, pls, xspf) with
+    /// what the file says of them (tags, duration), their URIs resolved as MPD resolves them; nil when `uri` is not
+    /// such a file.
+    func playlistFile(uri: String) async throws -> [Song]?
 
     /// `lsinfo` (one level) and `listall`/`listallinfo` (`recursive`): the records under a directory in MPD's
     /// order, or the one song when `uri` names a song. `""` and `"/"` are the root.
@@ -49,6 +53,8 @@ public protocol MusicDatabase: Sendable {
 
 extension MusicDatabase {
     public func cachedEntries(uri: String) -> [LibraryEntry]? { nil }
+
+    public func playlistFile(uri: String) async throws -> [Song]? { nil }
 
     /// For databases whose listings are small: the whole listing, then each record.
     public func visitEntries(uri: String, recursive: Bool,
