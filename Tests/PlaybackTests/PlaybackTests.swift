@@ -276,19 +276,21 @@ import AudioOutputs
         defer { close(fd) }
         let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ (a _GNU_SOURCE macro Glibc does not export)
         #expect(fcntl(fd, setPipeSize, 1 << 20) >= expected.count)
-        // Until the output opens its end, a read finds no writer and returns 0; after it, data, then 0 at its close.
+        // While the output has no writer open (before it opens the fifo, or between a close and a reopen) a read
+        // returns 0, with nothing to read -1 (EAGAIN): either way the reader looks again until it has the whole song
+        // or a minute has passed. Our read end keeps the pipe, and what was written into it, across a reopen.
         let reader = Thread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             var total = 0
-            while total < expected.count {
+            let deadline = Date().addingTimeInterval(60)
+            while total < expected.count, Date() < deadline {
                 let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     collected.append(Data(buffer[0..<count]))
                     total += count
-                } else if count == 0 || errno == EAGAIN {
-                    if total > 0 && count == 0 { break }
+                } else if count == 0 || errno == EAGAIN || errno == EINTR {
                     usleep(1000)
-                } else if errno != EINTR {
+                } else {
                     break
                 }
             }
