@@ -58,8 +58,11 @@ public struct CommandSpec: Sendable {
 /// The command table: the one place from which dispatch, `commands`, `notcommands` and the arity and permission
 /// errors come.
 public struct CommandTable: Sendable {
-    /// The commands `commands`/`notcommands` list.
+    /// The commands `commands` lists (to a client with their permission): the available ones.
     public let commands: [CommandSpec]
+    /// Every command, sorted: `notcommands` lists those a client lacks the permission for, available or not
+    /// (MPD's `PrintUnavailableCommands` does not ask `command_available`).
+    public let everyCommand: [CommandSpec]
     /// Every command that dispatches, including the hidden ones.
     private let byName: [String: CommandSpec]
 
@@ -75,6 +78,7 @@ public struct CommandTable: Sendable {
             index[spec.name] = spec
         }
         commands = all.filter { !hidden.contains($0.name) }
+        everyCommand = all
         byName = index
     }
 

@@ -13,7 +13,8 @@ enum ReflectionCommands {
         },
         CommandSpec("notcommands", .none, 0...0) { context, _ in
             var response = Response()
-            for spec in context.server.table.commands where !context.client.permission.isSuperset(of: spec.permission) {
+            for spec in context.server.table.everyCommand
+            where !context.client.permission.isSuperset(of: spec.permission) {
                 response.add("command", spec.name)
             }
             return .ok(response)
