@@ -15,7 +15,14 @@ enum Subprocess {
     /// collected.
     static func run(_ arguments: [String]) throws -> Outcome {
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw ServerStartError(description: "pipe() failed: errno \(errno)") }
+        // Created close-on-exec in one step (a socket pair: Glibc's module does not export `pipe2`): scripts run in
+        // parallel, and a server another thread starts meanwhile must not inherit the write end (this `read` would
+        // then never see the end of the output: a differential run hung on `cp`). The child's fd 2 comes from
+        // `dup2`, which clears the flag.
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &pipeEnds) == 0 else {
+            throw ServerStartError(description: "socketpair() failed: errno \(errno)")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
