@@ -150,11 +150,17 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     public func stop() {
         lock.withLock {
-            clearPipe()
+            // After the queue ended by itself, the store's stop only confirms it: the outputs are still draining the
+            // last song's tail (into a fifo's reader, a pipe's command, a sound card), so nothing is cancelled. A new
+            // generation here made them cancel instead (a fifo output then threw away what its reader had not read).
+            let endedByItself = !running && endedNaturally
+            if !endedByItself {
+                clearPipe()
+                endedNaturally = false
+            }
             job = nil
             queued = nil
             running = false
-            endedNaturally = false
             paused = false
             progress = nil
             tags = nil
