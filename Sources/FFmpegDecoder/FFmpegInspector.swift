@@ -106,10 +106,25 @@ public struct FFmpegInspector: AudioFileInspector {
             }
             // MPD reads mp3 tags with libid3tag, which reports no raw pairs; other formats show FFmpeg's.
             result.comments = container == "mp3" ? [] : pairs
-            let table = container == "mp3" ? Self.id3Order : Self.ffmpegOrder
-            for (name, keys) in table {
-                for key in keys {
-                    for pair in pairs where pair.key.lowercased() == key {
+            if Self.apeContainers.contains(container) {
+                // MPD reads APEv2 items itself (`tag_ape_scan2`), in the file's order.
+                for pair in pairs {
+                    guard let name = Self.apeTagName(forKey: pair.key) else { continue }
+                    for part in Self.splitValues(pair.value) { Self.append(name, part, to: &result.tags) }
+                }
+            } else {
+                let table = container == "mp3" ? Self.id3Order : Self.ffmpegOrder
+                for (name, keys) in table {
+                    for key in keys {
+                        for pair in pairs where pair.key.lowercased() == key {
+                            for part in Self.splitValues(pair.value) { Self.append(name, part, to: &result.tags) }
+                        }
+                    }
+                }
+                if container == "mp3" {
+                    // `tag_id3_import_musicbrainz` goes through the TXXX frames in the file's order.
+                    for pair in pairs {
+                        guard let name = Self.txxxNames[pair.key.lowercased()] else { continue }
                         for part in Self.splitValues(pair.value) { Self.append(name, part, to: &result.tags) }
                     }
                 }
@@ -193,7 +208,29 @@ public struct FFmpegInspector: AudioFileInspector {
         ("Track", ["track"]), ("Date", ["date"]), ("OriginalDate", ["tdor", "originaldate"]), ("Genre", ["genre"]),
         ("Composer", ["composer"]), ("Conductor", ["performer"]), ("Performer", ["tpe4"]),
         ("Grouping", ["tit1", "grouping"]), ("Comment", ["comment"]), ("Disc", ["disc"]), ("Label", ["publisher"]),
-    ] + txxx
+    ]
+
+    /// The TXXX descriptions by the key FFmpeg gives them, to their tag.
+    static let txxxNames: [String: String] = {
+        var names: [String: String] = [:]
+        for (name, keys) in txxx { for key in keys { names[key] = name } }
+        return names
+    }()
+
+    /// Containers whose tags are APEv2 items, which MPD's own plugins read (WavPack, Monkey's Audio, Musepack, TAK).
+    static let apeContainers: Set<String> = ["wv", "ape", "mpc", "mpc8", "tak"]
+
+    /// `tag_ape_name_parse`: `Album Artist` and `Year` by MPD's APE table, any other item by MPD's own tag names
+    /// (case-insensitively).
+    static func apeTagName(forKey key: String) -> String? {
+        switch key.lowercased() {
+        case "album artist": return "AlbumArtist"
+        case "year": return "Date"
+        case let lower: return mpdNamesByLowercase[lower]
+        }
+    }
+
+    static let mpdNamesByLowercase = Dictionary(uniqueKeysWithValues: mpdNames.map { ($0.lowercased(), $0) })
 
     /// Vorbis comment names (`src/lib/xiph/XiphTags.cxx` and MPD's own names).
     static let vorbisNames: [String: String] = {
@@ -231,6 +268,9 @@ public struct FFmpegInspector: AudioFileInspector {
             bits = "16" // MPD's libopus decoder delivers 16-bit samples
         case AV_CODEC_ID_VORBIS, AV_CODEC_ID_AAC:
             bits = "f" // decoded as floating point (known before any frame is decoded)
+        case AV_CODEC_ID_WAVPACK where p.bits_per_raw_sample > 0 && AVSampleFormat(rawValue: p.format) != AV_SAMPLE_FMT_FLTP:
+            // MPD's WavPack plugin: the file's whole bytes per sample (1: 8, 2: 16, 3: 24, 4: 32).
+            bits = ["8", "16", "24", "32"][min(3, max(0, (Int(p.bits_per_raw_sample) + 7) / 8 - 1))]
         default:
             switch AVSampleFormat(rawValue: p.format) {
             case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: bits = "8"
