@@ -3,11 +3,11 @@ import PlayerCore
 
 /// Playlist files inside the music directory, read as MPD's playlist plugins read them (`src/playlist/plugins/`):
 /// `m3u` (`M3uPlaylistPlugin`, or `ExtM3uPlaylistPlugin` when the file starts with `#EXTM3U`), `m3u8`, `pls`
-/// (`PlsPlaylistPlugin`) and `xspf` (`XspfPlaylistPlugin`). Each entry is a song with what the file says of it (tags,
+/// (`PlsPlaylistPlugin`), `xspf` (`XspfPlaylistPlugin`) and `asx` (`AsxPlaylistPlugin`). Each entry is a song with what the file says of it (tags,
 /// duration); `translate` then resolves its URI as `playlist_check_translate_song` does.
 public enum MusicPlaylistFile {
     /// The suffixes MPD's playlist plugins claim in the music directory (those NoSignal reads).
-    public static let suffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf"]
+    public static let suffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "asx"]
 
     public static func suffix(of uri: String) -> String? {
         guard let dot = uri.lastIndex(of: "."), !uri[dot...].contains("/") else { return nil }
@@ -21,6 +21,7 @@ public enum MusicPlaylistFile {
         switch suffix {
         case "pls": return pls(text)
         case "xspf": return xspf(text)
+        case "asx": return asx(text)
         default: return m3u(text)
         }
     }
@@ -116,31 +117,82 @@ public enum MusicPlaylistFile {
         return songs
     }
 
-    /// xspf: each `<track>` of the `<trackList>` with its `<location>`; `<title>`, `<creator>` (Artist), `<album>`,
-    /// `<trackNum>` as tags and `<duration>` (milliseconds) as the duration (`XspfPlaylistPlugin`).
+    /// xspf: each `<track>` with a `<location>`; `<title>`, `<creator>` (Artist), `<annotation>` (Comment), `<album>`
+    /// and `<trackNum>` as tags in the file's order (`XspfPlaylistPlugin`: element names as written, no duration,
+    /// and only the tags after the location: the plugin looks them up only once it has one).
     static func xspf(_ text: String) -> [Song] {
+        entries(text, entry: "track", caseInsensitive: false) { name, attributes, value, song in
+            guard name == "location" || !song.uri.isEmpty else { return }
+            switch name {
+            case "location": song.uri = value
+            case "title": song.tags.append(Song.Tag("Title", value))
+            case "creator": song.tags.append(Song.Tag("Artist", value))
+            case "annotation": song.tags.append(Song.Tag("Comment", value))
+            case "album": song.tags.append(Song.Tag("Album", value))
+            case "trackNum": song.tags.append(Song.Tag("Track", value))
+            default: break
+            }
+        }
+    }
+
+    /// asx: each `<entry>` with a `<ref href=…>`; `<author>` (Artist) and `<title>` as tags (`AsxPlaylistPlugin`:
+    /// element and attribute names in any case).
+    static func asx(_ text: String) -> [Song] {
+        entries(text, entry: "entry", caseInsensitive: true) { name, attributes, value, song in
+            switch name.lowercased() {
+            case "ref": if let href = attribute("href", in: attributes) { song.uri = href }
+            case "author": song.tags.append(Song.Tag("Artist", value))
+            case "title": song.tags.append(Song.Tag("Title", value))
+            default: break
+            }
+        }
+    }
+
+    /// The entries of an XML playlist: for each `<ENTRY>` element, its child elements in order (name, attributes,
+    /// text) handed to `read`; an entry without a URI is dropped, empty values add no tag.
+    static func entries(_ text: String, entry: String, caseInsensitive: Bool,
+                        _ read: (String, Substring, String, inout Song) -> Void) -> [Song] {
+        let options: String.CompareOptions = caseInsensitive ? [.caseInsensitive] : []
         var songs: [Song] = []
         var rest = Substring(text)
-        while let open = rest.range(of: "<track>") ?? rest.range(of: "<track ") {
+        while let open = rest.range(of: "<\(entry)", options: options) {
             rest = rest[open.upperBound...]
-            guard let close = rest.range(of: "</track>") else { break }
-            let track = rest[..<close.lowerBound]
+            guard let first = rest.first, first == ">" || first == " " || first.isNewline || first == "\t",
+                  let close = rest.range(of: "</\(entry)>", options: options) else { continue }
+            var block = rest[rest.index(after: rest.startIndex)..<close.lowerBound]
             rest = rest[close.upperBound...]
-            guard let location = element("location", in: track), !location.isEmpty else { continue }
-            var tags: [Song.Tag] = []
-            for (element, tag) in [("title", "Title"), ("creator", "Artist"), ("album", "Album"), ("trackNum", "Track")] {
-                if let value = self.element(element, in: track), !value.isEmpty { tags.append(Song.Tag(tag, value)) }
+            if first != ">", let end = block.firstIndex(of: ">") { block = block[block.index(after: end)...] }
+            var song = Song(uri: "")
+            while let lt = block.firstIndex(of: "<") {
+                block = block[block.index(after: lt)...]
+                guard let gt = block.firstIndex(of: ">") else { break }
+                let tag = block[..<gt]
+                block = block[block.index(after: gt)...]
+                guard let head = tag.first, head != "/", head != "!", head != "?" else { continue }
+                let selfClosing = tag.hasSuffix("/")
+                let body = selfClosing ? tag.dropLast() : tag
+                let name = String(body.prefix { !$0.isWhitespace })
+                let attributes = body.dropFirst(name.count)
+                var value = ""
+                if !selfClosing, let end = block.range(of: "</\(name)>", options: options) {
+                    value = unescapeXML(String(block[..<end.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines))
+                    block = block[end.upperBound...]
+                }
+                if value.isEmpty && name.lowercased() != "ref" { continue }
+                read(name, attributes, value, &song)
             }
-            let duration = element("duration", in: track).flatMap { Int($0) }.map { Double($0) / 1000 }
-            songs.append(Song(uri: location, tags: tags, duration: duration))
+            if !song.uri.isEmpty { songs.append(song) }
         }
         return songs
     }
 
-    static func element(_ name: String, in text: Substring) -> String? {
-        guard let open = text.range(of: "<\(name)>"), let close = text[open.upperBound...].range(of: "</\(name)>")
-        else { return nil }
-        return unescapeXML(String(text[open.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines))
+    /// The value of attribute `name` (any case) in an element's attribute text.
+    static func attribute(_ name: String, in attributes: Substring) -> String? {
+        guard let key = attributes.range(of: name + "=", options: .caseInsensitive) else { return nil }
+        let rest = attributes[key.upperBound...]
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        let value = rest.dropFirst().prefix { $0 != quote }
+        return unescapeXML(String(value))
     }
 
     static func unescapeXML(_ text: String) -> String {
