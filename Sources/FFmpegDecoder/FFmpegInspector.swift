@@ -122,6 +122,7 @@ public struct FFmpegInspector: AudioFileInspector {
                     }
                 }
                 if container == "mp3" {
+                    Self.takeEveryValue(of: ID3TextFrames.read(path: path), into: &result.tags)
                     // `tag_id3_import_musicbrainz` goes through the TXXX frames in the file's order.
                     for pair in pairs {
                         guard let name = Self.txxxNames[pair.key.lowercased()] else { continue }
@@ -209,6 +210,24 @@ public struct FFmpegInspector: AudioFileInspector {
         ("Composer", ["composer"]), ("Conductor", ["performer"]), ("Performer", ["tpe4"]),
         ("Grouping", ["tit1", "grouping"]), ("Comment", ["comment"]), ("Disc", ["disc"]), ("Label", ["publisher"]),
     ]
+
+    /// The ID3 text frames whose values are taken as they are (no genre numbers, track or date forms), by tag.
+    static let id3PlainTextFrames: [(frame: String, name: String)] = [
+        ("TPE1", "Artist"), ("TPE2", "AlbumArtist"), ("TSOP", "ArtistSort"), ("TSOA", "AlbumSort"),
+        ("TSO2", "AlbumArtistSort"), ("TIT2", "Title"), ("TALB", "Album"), ("TCOM", "Composer"), ("TPE3", "Conductor"),
+        ("TPE4", "Performer"), ("TIT1", "Grouping"), ("TPUB", "Label"),
+    ]
+
+    /// libavformat keeps the first value of a text frame; MPD (`tag_id3_import_text_frame`) every one: a frame with
+    /// several values replaces the tag's values, where its first one stood.
+    static func takeEveryValue(of frames: [String: [String]], into tags: inout [Song.Tag]) {
+        for (frame, name) in id3PlainTextFrames {
+            guard let values = frames[frame], values.count > 1,
+                  let position = tags.firstIndex(where: { $0.name == name }) else { continue }
+            tags.removeAll { $0.name == name }
+            tags.insert(contentsOf: values.map { Song.Tag(name, $0) }, at: min(position, tags.count))
+        }
+    }
 
     /// The TXXX descriptions by the key FFmpeg gives them, to their tag.
     static let txxxNames: [String: String] = {
