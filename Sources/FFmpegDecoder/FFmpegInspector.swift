@@ -122,7 +122,9 @@ public struct FFmpegInspector: AudioFileInspector {
                     }
                 }
                 if container == "mp3" {
-                    Self.takeEveryValue(of: ID3TextFrames.read(path: path), into: &result.tags)
+                    let frames = ID3TextFrames.read(path: path)
+                    Self.takeEveryValue(of: frames, into: &result.tags)
+                    Self.takeDate(of: frames, into: &result.tags)
                     // `tag_id3_import_musicbrainz` goes through the TXXX frames in the file's order.
                     for pair in pairs {
                         guard let name = Self.txxxNames[pair.key.lowercased()] else { continue }
@@ -227,6 +229,17 @@ public struct FFmpegInspector: AudioFileInspector {
             tags.removeAll { $0.name == name }
             tags.insert(contentsOf: values.map { Song.Tag(name, $0) }, at: min(position, tags.count))
         }
+    }
+
+    /// MPD's Date is the recording time (`TDRC`; libid3tag makes one of v2.3's `TYER`): libavformat also reports a
+    /// release time (`TDRL`) as `date`, and the last one it read wins. With an ID3v2.4 `TDRC` its values are the Date,
+    /// with neither `TDRC` nor `TYER` in a tag there is none.
+    static func takeDate(of frames: [String: [String]], into tags: inout [Song.Tag]) {
+        guard !frames.isEmpty, frames["TYER"] == nil else { return }
+        let position = tags.firstIndex { $0.name == "Date" }
+        tags.removeAll { $0.name == "Date" }
+        guard let values = frames["TDRC"], let position else { return }
+        tags.insert(contentsOf: values.map { Song.Tag("Date", $0) }, at: min(position, tags.count))
     }
 
     /// The TXXX descriptions by the key FFmpeg gives them, to their tag.
