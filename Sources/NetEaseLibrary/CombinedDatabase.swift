@@ -50,6 +50,11 @@ public final class CombinedDatabase: MusicDatabase {
         return entries
     }
 
+    /// Playlist files live in the local music directory only.
+    public func playlistFile(uri: String) async throws -> [Song]? {
+        catalog.contains(uri) ? nil : try await local.playlistFile(uri: uri)
+    }
+
     /// Local folders below the root; the root holds the NetEase folder, and the catalogue's listings are its own.
     public func cachedEntries(uri: String) -> [LibraryEntry]? {
         guard !uri.isEmpty, uri != "/", !catalog.contains(uri), songID(uri) == nil else { return nil }

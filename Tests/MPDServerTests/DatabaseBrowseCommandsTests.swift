@@ -173,6 +173,7 @@ final class HugeDatabase: MusicDatabase, @unchecked Sendable {
         return []
     }
     func songsForQueue(uri: String) async throws -> [Song] { [] }
+    func playlistFile(uri: String) async throws -> [Song]? { nil }
     func files(uri: String) async throws -> [StorageEntry] { [] }
     func startUpdate(uri: String, rescan: Bool) throws -> Int { 1 }
     var updatingJobID: Int? { nil }

@@ -54,8 +54,6 @@ public protocol MusicDatabase: Sendable {
 extension MusicDatabase {
     public func cachedEntries(uri: String) -> [LibraryEntry]? { nil }
 
-    public func playlistFile(uri: String) async throws -> [Song]? { nil }
-
     /// For databases whose listings are small: the whole listing, then each record.
     public func visitEntries(uri: String, recursive: Bool,
                              _ visit: @escaping @Sendable (LibraryEntry) -> Bool) async throws {
