@@ -41,6 +41,7 @@ public enum StateFile {
         out += "crossfade: \(Int(o.crossfade))\n"
         out += "mixrampdb: \(fixed(Double(o.mixrampDB)))\n"
         out += "mixrampdelay: \(fixed(Double(o.mixrampDelay)))\n"
+        out += "lastloadedplaylist: \(state.lastLoadedPlaylist ?? "")\n"
         out += "playlist_begin\n"
         for (index, entry) in state.queue.entries.enumerated() {
             if entry.priority != 0 { out += "Prio: \(entry.priority)\n" }
@@ -131,6 +132,8 @@ public enum StateFile {
             } else if let v = value(line, "mixrampdelay") {
                 // MPD ignores anything not starting with a digit (old files wrote "nan").
                 if let first = v.first, first.isASCII, first.isNumber { state.options.mixrampDelay = Float(v) ?? -1 }
+            } else if let v = value(line, "lastloadedplaylist") {
+                state.lastLoadedPlaylist = v.isEmpty ? nil : v
             } else if line == "playlist_begin" {
                 entries = parsePlaylist(&lines)
             }
@@ -195,7 +198,7 @@ extension SavedState {
         self.init(volume: p.volume, options: p.options, playState: p.player.state, elapsed: nil,
                   queue: SavedQueue(entries: p.queue.items.map {
                       SavedQueue.Entry(song: $0.song, priority: $0.priority, range: $0.range)
-                  }, currentPosition: p.currentPosition))
+                  }, currentPosition: p.currentPosition), lastLoadedPlaylist: p.lastLoadedPlaylist)
     }
 }
 

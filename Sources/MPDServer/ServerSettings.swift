@@ -4,7 +4,7 @@ import MPDProtocol
 public struct ServerSettings: Sendable {
     /// The greeting's protocol version. Clients switch features on it, so it only names a version whose
     /// command set is complete.
-    public var protocolVersion = "0.23.5"
+    public var protocolVersion = "0.24.0"
 
     /// MPD 0.24 changed `idle` to consume only the subscribed events.
     public var idleKeepsUnsubscribedEvents: Bool {

@@ -16,6 +16,7 @@ enum StatusFormatter {
         r.add("playlistlength", p.queue.count)
         r.add("mixrampdb", formatFloat(p.options.mixrampDB))
         r.add("state", p.player.state.rawValue)
+        r.add("lastloadedplaylist", p.lastLoadedPlaylist ?? "")
         if p.options.crossfade > 0 { r.add("xfade", Int(saturating: p.options.crossfade.rounded())) }
         // MPD keeps the delay as a `double` (`FloatDuration`) made from the parsed float: `0.1` prints as
         // `0.10000000149011612`.
@@ -80,8 +81,8 @@ enum SongFormatter {
             if let end = range.end { duration = end - range.start }
             else if let whole = duration { duration = whole - range.start }
         }
-        // `Added:` is MPD 0.24; NoSignal announces 0.23, so it is not printed.
         if let modified = song.lastModified { r.addTime("Last-Modified", unix: modified) }
+        if let added = song.added { r.addTime("Added", unix: added) }
         if let format = song.audioFormat { r.add("Format", format) }
         for tag in song.tags {
             guard let name = TagName(parsing: tag.name), mask.contains(name) else { continue }

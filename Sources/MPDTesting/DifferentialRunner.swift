@@ -243,7 +243,16 @@ public enum DifferentialRunner {
         var usedSubstitutions = Set<String>()
         var notes: [String] = []
 
-        let expressions: [(DifferentialScript.Substitution, NSRegularExpression)] = script.substitutions.compactMap { substitution in
+        // The oracle's protocol version, from its greeting (`OK MPD 0.23.5`).
+        let oracleVersion = reference.entries.lazy.flatMap(\.lines).first { $0.hasPrefix("OK MPD ") }.map {
+            $0.dropFirst("OK MPD ".count).split(separator: ".").compactMap { Int($0) }
+        }
+        let active = script.substitutions.filter { substitution in
+            guard let below = substitution.oracleBelow else { return true }
+            guard let version = oracleVersion, version.count >= 2 else { return false }
+            return (version[0], version[1]) < below
+        }
+        let expressions: [(DifferentialScript.Substitution, NSRegularExpression)] = active.compactMap { substitution in
             (try? NSRegularExpression(pattern: "^(?:" + substitution.pattern + ")$")).map { (substitution, $0) }
         }
         func applies(_ side: DifferentialScript.Side, to kind: ServerKind) -> Bool {
@@ -273,7 +282,8 @@ public enum DifferentialRunner {
         substitute(&a)
         substitute(&b)
         if reference.server != candidate.server {
-            for substitution in script.substitutions where !usedSubstitutions.contains(substitution.name) {
+            // A shared declaration (`*.mpddecl`) need not apply to every script.
+            for substitution in active where substitution.file == nil && !usedSubstitutions.contains(substitution.name) {
                 notes.append("substitution \(substitution.name) (line \(substitution.line)) never applied; is it still needed?")
             }
         }

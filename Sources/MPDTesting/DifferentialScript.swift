@@ -131,6 +131,11 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
         /// Applies to steps with a number at least this.
         public let firstStep: Int
         public let line: Int
+        /// Set for the declarations of `*.mpddecl` files under `%oracle-below`: they apply only when the oracle's
+        /// greeting names an older protocol (major, minor) than this.
+        public var oracleBelow: (major: Int, minor: Int)?
+        /// The declarations file it came from (nil: the script itself).
+        public var file: String?
     }
 
     public struct ParseError: Error, CustomStringConvertible {
@@ -188,15 +193,62 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Every `*.mpdscript` in `directory`, sorted by name. `DIFF_SCRIPT=a,b` keeps only those names.
+    /// Every `*.mpdscript` in `directory`, sorted by name, each with the declarations of every `*.mpddecl` file
+    /// there added to its own. `DIFF_SCRIPT=a,b` keeps only those names.
     public static func loadAll(directory: String) -> [DifferentialScript] {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
         let only = ProcessInfo.processInfo.environment["DIFF_SCRIPT"].map {
             Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }
-        return files.filter { $0.hasSuffix(".mpdscript") }.sorted()
-            .map { load(path: directory + "/" + $0) }
+        var shared: [Substitution] = []
+        var sharedError: String?
+        for file in files where file.hasSuffix(".mpddecl") {
+            do {
+                shared += try declarations(path: directory + "/" + file)
+            } catch {
+                sharedError = "\(directory)/\(file): \(error)"
+            }
+        }
+        return files.filter { $0.hasSuffix(".mpdscript") }
+            .map { file in
+                var script = load(path: directory + "/" + file)
+                script.substitutions += shared
+                if script.loadError == nil, let sharedError { script.loadError = sharedError }
+                return script
+            }
             .filter { only == nil || only!.contains($0.name) }
+    }
+
+    /// The `%substitute` lines of a declarations file (`*.mpddecl`): differences every script may show. After
+    /// `%oracle-below 0.24` they apply only while the oracle greets with an older protocol.
+    public static func declarations(path: String) throws -> [Substitution] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ParseError(line: 0, message: "cannot read \(path)")
+        }
+        var parser = Parser()
+        var result: [Substitution] = []
+        var below: (major: Int, minor: Int)?
+        for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let (word, rest) = parser.splitWord(line)
+            switch word {
+            case "%oracle-below":
+                let parts = rest.split(separator: ".").compactMap { Int($0) }
+                guard parts.count == 2 else {
+                    throw ParseError(line: index + 1, message: "%oracle-below needs a protocol version such as 0.24")
+                }
+                below = (parts[0], parts[1])
+            case "%substitute":
+                var substitution = try parser.parseSubstitution(rest, number: index + 1, firstStep: 1)
+                substitution.oracleBelow = below
+                substitution.file = URL(fileURLWithPath: path).lastPathComponent
+                result.append(substitution)
+            default:
+                throw ParseError(line: index + 1, message: "a declarations file holds only %oracle-below and %substitute")
+            }
+        }
+        return result
     }
 }
 

@@ -100,7 +100,7 @@ public struct TranscriptNormalizer {
     public init() {}
 
     /// Keys whose value is replaced by a fixed marker.
-    static let volatileKeys: Set<String> = ["uptime", "playtime", "db_update", "elapsed", "time"]
+    static let volatileKeys: Set<String> = ["uptime", "playtime", "db_update", "elapsed", "time", "Added"]
     /// Keys whose value is a song id, renumbered by first appearance.
     static let songIdKeys: Set<String> = ["Id", "songid", "nextsongid"]
 

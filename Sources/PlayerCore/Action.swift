@@ -22,7 +22,7 @@ public enum Action: Equatable, Sendable {
     /// fit, skips the move, and answers `Playlist is too large`). Nothing fits: `PlayerError.playlistTooLarge`.
     case add([Song], at: Int? = nil, bulk: Bool = true)
     /// `load`: like a bulk `add`, but the move to `position` happens inside the same edit (one version bump).
-    case load([Song], at: Int? = nil)
+    case load([Song], at: Int? = nil, name: String? = nil)
     case delete(start: Int, end: Int?)
     case deleteID(Int)
     /// `move`: `start..<end` so that it begins at `to`.

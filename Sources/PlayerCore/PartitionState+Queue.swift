@@ -148,6 +148,7 @@ extension PartitionState {
         player.state = .stop
         queue.removeAll()
         player.currentOrder = nil
+        lastLoadedPlaylist = nil
         queue.modified()
     }
 
@@ -242,14 +243,17 @@ public struct SavedState: Equatable, Sendable {
     /// `time:`, the elapsed seconds when saved while playing.
     public var elapsed: Double?
     public var queue: SavedQueue
+    /// `lastloadedplaylist:` (MPD 0.24).
+    public var lastLoadedPlaylist: String?
 
     public init(volume: Int? = nil, options: PlaybackOptions = PlaybackOptions(), playState: PlayState = .stop,
-                elapsed: Double? = nil, queue: SavedQueue = SavedQueue(entries: [])) {
+                elapsed: Double? = nil, queue: SavedQueue = SavedQueue(entries: []), lastLoadedPlaylist: String? = nil) {
         self.volume = volume
         self.options = options
         self.playState = playState
         self.elapsed = elapsed
         self.queue = queue
+        self.lastLoadedPlaylist = lastLoadedPlaylist
     }
 }
 

@@ -63,8 +63,10 @@ extension PlayerState {
         case .add(let songs, let position, let bulk):
             let ids = try p.add(songs, at: position, bulk: bulk)
             return [.added(ids: ids), .persistState]
-        case .load(let songs, let position):
+        case .load(let songs, let position, let name):
             let ids = try p.add(songs, at: position, bulk: true, moveInBulk: true)
+            // `playlist_load_into_queue` names the playlist once all its songs are in (0.24 `lastloadedplaylist`).
+            if let name, ids.count == songs.count { p.lastLoadedPlaylist = name }
             return [.added(ids: ids), .persistState]
         case .delete(let start, let end):
             try p.delete(start, end)
@@ -97,6 +99,7 @@ extension PlayerState {
             p.options.random = false
             if p.volume != nil, let volume = saved.volume { p.volume = volume }
             p.restore(saved.queue, random: saved.options.random)
+            p.lastLoadedPlaylist = saved.lastLoadedPlaylist
             // `playlist_state_restore`: a saved playing or paused state resumes where it was.
             if saved.playState != .stop, let position = p.currentPosition {
                 try? p.seek(position: position, to: saved.elapsed ?? 0)

@@ -214,6 +214,37 @@ struct HarnessTests {
         // The ignored step was answered alike, and the substitution never applied: both are noted.
         #expect(comparison.notes.count == 2)
     }
+
+    @Test("A declarations file's differences apply to every script, under %oracle-below only against an older oracle")
+    func sharedDeclarations() throws {
+        let path = NSTemporaryDirectory() + "nosignal-decl-\(UUID().uuidString).mpddecl"
+        try """
+            # comment
+            %substitute always nosignal "x: .*" => delete reason: always
+            %oracle-below 0.24
+            %substitute old nosignal "Added: .*" => delete reason: 0.24 only
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var script = try parse("status")
+        script.substitutions += try DifferentialScript.declarations(path: path)
+        #expect(script.substitutions.map(\.name) == ["always", "old"])
+        #expect(script.substitutions[0].oracleBelow == nil)
+        #expect(script.substitutions[1].oracleBelow.map { [$0.major, $0.minor] } == [0, 24])
+        // The greeting is recorded in the answer of the step that opened the connection.
+        func transcript(_ kind: ServerKind, _ version: String, _ lines: [String]) -> Transcript {
+            Transcript(server: kind, entries: [Transcript.Entry(step: script.steps[0], lines: ["OK MPD " + version] + lines)])
+        }
+        let ours = transcript(.nosignal, "0.24.0", ["x: 1", "Added: 2026-11-26T18:14:31Z", "OK"])
+        #expect(DifferentialRunner.compare(script, reference: transcript(.mpd, "0.23.5", ["OK"]), candidate: ours).identical)
+        #expect(!DifferentialRunner.compare(script, reference: transcript(.mpd, "0.24.0", ["OK"]), candidate: ours).identical)
+        // A shared declaration that a script does not need is not noted as stale.
+        #expect(DifferentialRunner.compare(script, reference: transcript(.mpd, "0.23.5", ["OK"]),
+                                           candidate: transcript(.nosignal, "0.24.0", ["OK"])).notes.isEmpty)
+        let bad = NSTemporaryDirectory() + "nosignal-decl-\(UUID().uuidString).mpddecl"
+        try "%ignore reason: no\nping\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        #expect(throws: DifferentialScript.ParseError.self) { try DifferentialScript.declarations(path: bad) }
+    }
 }
 
 #if canImport(Glibc)

@@ -73,6 +73,7 @@ import Testing
         crossfade: 3
         mixrampdb: 0.000000
         mixrampdelay: -1.000000
+        lastloadedplaylist: mix
         playlist_begin
         0:dir1/a.mp3
         Prio: 5
@@ -92,6 +93,9 @@ import Testing
         #expect(state.options.repeat && !state.options.random)
         #expect(state.options.single == .oneshot)
         #expect(state.options.crossfade == 3)
+        #expect(state.lastLoadedPlaylist == "mix")
+        // MPD 0.24 writes the line empty when no playlist was loaded; MPD 0.23 does not write it.
+        #expect(StateFile.parse("lastloadedplaylist: \nplaylist_begin\nplaylist_end\n").lastLoadedPlaylist == nil)
         #expect(state.queue.currentPosition == 1)
         #expect(state.queue.entries.map(\.song.uri) == ["dir1/a.mp3", "dir1/b.mp3", "http://host/x.mp3"])
         #expect(state.queue.entries.map(\.priority) == [0, 5, 0])

@@ -22,6 +22,24 @@ import Testing
         #expect(queue.items.map(\.version) == [1, 1, 1])
     }
 
+    /// MPD 0.24's `lastloadedplaylist`: named by a `load` that queued all its songs, kept by other edits, forgotten
+    /// by `clear` (`Queue::Clear`), kept across a restart by the state file.
+    @Test mutating func loadNamesTheLastLoadedPlaylist() throws {
+        try send(.load(Self.songs("a", "b"), name: "mix"))
+        #expect(partition.lastLoadedPlaylist == "mix")
+        try send(.add(Self.songs("c")))
+        try send(.delete(start: 0, end: 3))
+        #expect(partition.lastLoadedPlaylist == "mix")
+        // A load that does not fit (the queue holds 8) names nothing.
+        let effects = try send(.load(Self.songs("1", "2", "3", "4", "5", "6", "7", "8", "9"), name: "big"))
+        #expect(effects.contains { if case .added(let ids) = $0 { ids.count < 9 } else { false } })
+        #expect(partition.lastLoadedPlaylist == "mix")
+        try send(.clear)
+        #expect(partition.lastLoadedPlaylist == nil)
+        try send(.restore(SavedState(lastLoadedPlaylist: "old")))
+        #expect(partition.lastLoadedPlaylist == "old")
+    }
+
     @Test mutating func editsAreQueueChanges() throws {
         let old = state
         try send(.add(Self.songs("a")))

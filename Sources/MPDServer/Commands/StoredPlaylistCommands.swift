@@ -108,7 +108,7 @@ enum StoredPlaylistCommands {
                 for entry in clip(try await playlistSongs(request[0], store, database), range) {
                     if let song = await resolve(entry.uri, database, catalog) { songs.append(merged(entry, with: song)) }
                 }
-                let effects = try player.send(.load(songs, at: position), partition: partition)
+                let effects = try player.send(.load(songs, at: position, name: request[0]), partition: partition)
                 for case .added(let ids) in effects where ids.count < songs.count { throw PlayerError.playlistTooLarge }
                 return Response()
             }
