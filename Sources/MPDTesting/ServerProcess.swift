@@ -366,11 +366,53 @@ public final class ServerProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        let (result, pid) = SpawningThread.shared.perform { () -> (Int32, pid_t) in
+            var pid: pid_t = 0
+            let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+            return (result, pid)
+        }
         guard result == 0 else {
             throw ServerStartError(description: "cannot start \(arguments[0]): \(String(cString: strerror(result)))")
         }
         return pid
+    }
+}
+
+/// The one thread that starts every server. MPD 0.24 run with `--no-daemon` asks the kernel for SIGTERM when its
+/// parent dies (`prctl(PR_SET_PDEATHSIG)` in `SignalHandlersInit`), and the kernel means the parent *thread*: a
+/// server started from a short-lived thread shut down as soon as that thread ended. This thread never ends.
+final class SpawningThread: @unchecked Sendable {
+    static let shared = SpawningThread()
+
+    private let condition = NSCondition()
+    private var work: [() -> Void] = []
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                condition.lock()
+                while work.isEmpty { condition.wait() }
+                let next = work.removeFirst()
+                condition.unlock()
+                next()
+            }
+        }
+        thread.name = "server spawner"
+        thread.start()
+    }
+
+    /// Runs `body` on the spawning thread and waits for its result.
+    func perform<T>(_ body: @escaping () -> T) -> T {
+        var result: T?
+        let done = DispatchSemaphore(value: 0)
+        condition.lock()
+        work.append {
+            result = body()
+            done.signal()
+        }
+        condition.signal()
+        condition.unlock()
+        done.wait()
+        return result!
     }
 }
