@@ -36,6 +36,7 @@ let package = Package(
         .target(name: "PlayerCore", swiftSettings: swiftSettings),
         .target(name: "PlayerRuntime", dependencies: [
             "PlayerCore",
+            "MPDProtocol",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
 

@@ -30,16 +30,15 @@ public final class StickerDatabase: Sendable {
         }
     }
 
-    /// `StickerDatabase::IncValue`/`DecValue` (0.24): the old value read as an integer, absent as 0.
-    public func addToSticker(type: String, uri: String, name: String, delta: Int) async throws {
+    /// `StickerDatabase::IncValue`/`DecValue` (0.24), in MPD's SQL: an absent sticker is inserted as `value` (by
+    /// `dec` too), a present one is updated to `value ± value` with SQLite's arithmetic on text (a leading number,
+    /// otherwise 0).
+    public func adjustSticker(type: String, uri: String, name: String, by value: String, subtracting: Bool) async throws {
         try await writer.write { db in
-            let old = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?"),
-                                          arguments: [type, uri, name])
-            let value = WalkOrder.number(old) &+ delta
             try db.execute(sql: """
                 INSERT INTO sticker (type, uri, name, value) VALUES (?, ?, ?, ?)
-                ON CONFLICT(type, uri, name) DO UPDATE SET value = excluded.value
-                """, arguments: [type, uri, name, String(value)])
+                ON CONFLICT(type, uri, name) DO UPDATE SET value = value \(subtracting ? "-" : "+") ?
+                """, arguments: [type, uri, name, value, value])
         }
     }
 
@@ -62,27 +61,32 @@ public final class StickerDatabase: Sendable {
         }
     }
 
-    /// `StickerDatabase::Find`: `=`, `<`, `>` compare as strings, as in MPD 0.23 (the differential oracle; 0.24
-    /// documents them as integer comparisons), and so do 0.24's `eq`, `lt`, `gt`;
-    /// `contains`, `starts_with` on the text. Objects are matched at or below `base` (`""`: everything); without a
-    /// sort they come in URI order.
+    /// `StickerDatabase::Find` (0.24): `=`, `<`, `>` compare the text, `eq`, `lt`, `gt` the value cast to an integer,
+    /// `contains` and `starts_with` use `LIKE` (ASCII letters in any case, `%` and `_` as wildcards), as MPD's SQL
+    /// does. Songs are matched at or below the directory `base`; other objects by `LIKE` on a prefix of their URI,
+    /// as MPD does (`""`: everything). Without a sort they come in URI order.
     public func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
                              descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)] {
         try await writer.read { db in
             var sql: SQL = "SELECT uri, value FROM sticker WHERE type = \(type) AND name = \(name)"
-            if !base.isEmpty {
+            if type != "song" {
+                sql = sql + " AND uri LIKE (\(base) || '%')"
+            } else if !base.isEmpty {
                 let lower = base + "/"
                 let upper = base + "0"
                 sql = sql + " AND uri >= \(lower) AND uri < \(upper)"
             }
             if let op, let value {
                 switch op {
-                case "=", "eq": sql = sql + " AND value = \(value)"
-                case "<", "lt": sql = sql + " AND value < \(value)"
-                case ">", "gt": sql = sql + " AND value > \(value)"
-                case "contains": sql = sql + " AND instr(value, \(value)) > 0"
-                case "starts_with": sql = sql + " AND instr(value, \(value)) = 1"
-                default: throw ACKError(.arg, "bad operator")
+                case "=": sql = sql + " AND value = \(value)"
+                case "<": sql = sql + " AND value < \(value)"
+                case ">": sql = sql + " AND value > \(value)"
+                case "eq": sql = sql + " AND CAST(value AS INT) = \(value)"
+                case "lt": sql = sql + " AND CAST(value AS INT) < \(value)"
+                case "gt": sql = sql + " AND CAST(value AS INT) > \(value)"
+                case "contains": sql = sql + " AND value LIKE ('%' || \(value) || '%')"
+                case "starts_with": sql = sql + " AND value LIKE (\(value) || '%')"
+                default: throw ACKError(.arg, "bad operator " + MessageText.quoted(op), verbatim: true)
                 }
             }
             let direction = descending ? "DESC" : "ASC"

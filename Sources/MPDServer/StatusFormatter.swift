@@ -40,7 +40,8 @@ enum StatusFormatter {
             if let format = progress?.format { r.add("audio", format.description) }
         }
         if let updatingDB { r.add("updating_db", updatingDB) }
-        if let error = p.player.error { r.add("error", error) }
+        // MPD 0.24 prints the player's error through `GetFullMessage`, which tidies its blanks.
+        if let error = p.player.error { r.add("error", MessageText.sanitized(error)) }
         if let next = p.nextPosition {
             r.add("nextsong", next)
             r.add("nextsongid", p.queue.items[next].id)

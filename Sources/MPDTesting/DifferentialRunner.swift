@@ -244,14 +244,14 @@ public enum DifferentialRunner {
         var notes: [String] = []
 
         // The oracle's protocol version, from its greeting (`OK MPD 0.23.5`).
-        let oracleVersion = reference.entries.lazy.flatMap(\.lines).first { $0.hasPrefix("OK MPD ") }.map {
-            $0.dropFirst("OK MPD ".count).split(separator: ".").compactMap { Int($0) }
+        let oracleVersion = reference.oracleVersion
+        // A declaration under `%oracle-below V` holds only against an oracle older than V.
+        func holds(below: DifferentialScript.ProtocolVersion?) -> Bool {
+            guard let below else { return true }
+            guard let oracleVersion else { return false }
+            return oracleVersion < below
         }
-        let active = script.substitutions.filter { substitution in
-            guard let below = substitution.oracleBelow else { return true }
-            guard let version = oracleVersion, version.count >= 2 else { return false }
-            return (version[0], version[1]) < below
-        }
+        let active = script.substitutions.filter { holds(below: $0.oracleBelow) }
         let expressions: [(DifferentialScript.Substitution, NSRegularExpression)] = active.compactMap { substitution in
             (try? NSRegularExpression(pattern: "^(?:" + substitution.pattern + ")$")).map { (substitution, $0) }
         }
@@ -292,7 +292,7 @@ public enum DifferentialRunner {
         let count = min(a.entries.count, b.entries.count)
         for index in 0..<count {
             let step = a.entries[index].step
-            if let reason = step.ignoreReason {
+            if let reason = step.ignoreReason, holds(below: step.ignoreOracleBelow) {
                 if a.entries[index].lines == b.entries[index].lines && reference.server != candidate.server {
                     notes.append("#\(step.number) (line \(step.line)) is marked %ignore (\(reason)) but both servers answered the same")
                 }
@@ -316,9 +316,20 @@ public enum DifferentialRunner {
 }
 
 /// The result of comparing two transcripts of one script.
+extension Transcript {
+    /// The protocol version of the server's first greeting (`OK MPD 0.23.5`); nil when none was recorded.
+    public var oracleVersion: DifferentialScript.ProtocolVersion? {
+        entries.lazy.flatMap(\.lines).first { $0.hasPrefix("OK MPD ") }.flatMap {
+            DifferentialScript.ProtocolVersion($0.dropFirst("OK MPD ".count))
+        }
+    }
+}
+
 public struct Comparison: Sendable {
     public let script: DifferentialScript
     public let reference: Transcript
+    /// The oracle's protocol version (from its greeting).
+    public var oracleVersion: DifferentialScript.ProtocolVersion? { reference.oracleVersion }
     public let candidate: Transcript
     public let normalizedReference: Transcript
     public let normalizedCandidate: Transcript

@@ -114,6 +114,28 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
         public let source: String
         /// Set by `%ignore`: the response is not compared, for this reason.
         public let ignoreReason: String?
+        /// Set when the `%ignore` stood under `%oracle-below`: it applies only to an oracle older than this.
+        public var ignoreOracleBelow: ProtocolVersion? = nil
+    }
+
+    /// A protocol version as MPD's greeting names it (major, minor).
+    public struct ProtocolVersion: Sendable, Equatable, Comparable {
+        public let major: Int
+        public let minor: Int
+
+        public init(major: Int, minor: Int) {
+            self.major = major
+            self.minor = minor
+        }
+
+        /// `0.24` or `0.23.5`; nil for anything else.
+        public init?(_ text: some StringProtocol) {
+            let parts = text.split(separator: ".").map { Int($0) }
+            guard parts.count >= 2, let major = parts[0], let minor = parts[1] else { return nil }
+            self.init(major: major, minor: minor)
+        }
+
+        public static func < (a: Self, b: Self) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
     }
 
     public enum Side: String, Sendable {
@@ -131,9 +153,9 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
         /// Applies to steps with a number at least this.
         public let firstStep: Int
         public let line: Int
-        /// Set for the declarations of `*.mpddecl` files under `%oracle-below`: they apply only when the oracle's
-        /// greeting names an older protocol (major, minor) than this.
-        public var oracleBelow: (major: Int, minor: Int)?
+        /// Set under `%oracle-below`: the declaration applies only when the oracle's greeting names an older
+        /// protocol than this.
+        public var oracleBelow: ProtocolVersion?
         /// The declarations file it came from (nil: the script itself).
         public var file: String?
     }
@@ -156,6 +178,9 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
     public var libraryIsPrivate = false
     public var steps: [Step] = []
     public var substitutions: [Substitution] = []
+    /// `%needs-oracle 0.24`: the script is about behaviour an older MPD lacks; compared with an older oracle it
+    /// proves nothing (a recording of the newer MPD's answers stands in, see `Scripts/recorded`).
+    public var minimumOracle: ProtocolVersion?
     /// Set when the file could not be read or parsed; the test reports it as a failure.
     public var loadError: String?
 
@@ -227,21 +252,15 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
         }
         var parser = Parser()
         var result: [Substitution] = []
-        var below: (major: Int, minor: Int)?
         for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }
             let (word, rest) = parser.splitWord(line)
             switch word {
             case "%oracle-below":
-                let parts = rest.split(separator: ".").compactMap { Int($0) }
-                guard parts.count == 2 else {
-                    throw ParseError(line: index + 1, message: "%oracle-below needs a protocol version such as 0.24")
-                }
-                below = (parts[0], parts[1])
+                try parser.parseOracleBelow(rest, number: index + 1)
             case "%substitute":
                 var substitution = try parser.parseSubstitution(rest, number: index + 1, firstStep: 1)
-                substitution.oracleBelow = below
                 substitution.file = URL(fileURLWithPath: path).lastPathComponent
                 result.append(substitution)
             default:
@@ -255,7 +274,21 @@ public struct DifferentialScript: Sendable, CustomStringConvertible {
 // MARK: - Parser
 
 private struct Parser {
-    var pendingIgnore: (reason: String, line: Int)?
+    var pendingIgnore: (reason: String, line: Int, oracleBelow: DifferentialScript.ProtocolVersion?)?
+    /// `%oracle-below 0.24` … `%oracle-below any`: the deliberate differences declared meanwhile are MPD 0.24
+    /// behaviour, hidden only from an older oracle.
+    var oracleBelow: DifferentialScript.ProtocolVersion?
+
+    mutating func parseOracleBelow(_ text: String, number: Int) throws {
+        if text == "any" {
+            oracleBelow = nil
+            return
+        }
+        guard let version = DifferentialScript.ProtocolVersion(text), !text.contains(" ") else {
+            throw DifferentialScript.ParseError(line: number, message: "%oracle-below needs a protocol version such as 0.24, or any")
+        }
+        oracleBelow = version
+    }
     var inCommandList: [Int: Bool] = [:]
 
     mutating func parse(_ text: String, into script: inout DifferentialScript) throws {
@@ -299,11 +332,18 @@ private struct Parser {
         case "%ignore":
             let reason = try parseReason(rest, number: number)
             guard pendingIgnore == nil else { throw fail("two %ignore for one step") }
-            pendingIgnore = (reason, number)
+            pendingIgnore = (reason, number, oracleBelow)
         case "%substitute":
             try script.substitutions.append(parseSubstitution(rest, number: number, firstStep: script.steps.count + 1))
+        case "%oracle-below":
+            try parseOracleBelow(rest, number: number)
+        case "%needs-oracle":
+            guard let version = DifferentialScript.ProtocolVersion(rest), !rest.contains(" ") else {
+                throw fail("%needs-oracle needs a protocol version such as 0.24")
+            }
+            script.minimumOracle = version
         default:
-            throw fail("unknown directive \(word) (expected %config, %config-mpd, %config-nosignal, %library, %ignore, %substitute)")
+            throw fail("unknown directive \(word) (expected %config, %config-mpd, %config-nosignal, %library, %ignore, %substitute, %oracle-below, %needs-oracle)")
         }
     }
 
@@ -348,7 +388,7 @@ private struct Parser {
             throw fail("bad regular expression \"\(pattern)\"")
         }
         return .init(name: name, side: side, pattern: pattern, replacement: replacement, reason: reason,
-                     firstStep: firstStep, line: number)
+                     firstStep: firstStep, line: number, oracleBelow: oracleBelow)
     }
 
     /// `"…"` where only `\"` is an escape.
@@ -448,10 +488,11 @@ private struct Parser {
             action = .send(Array(text.utf8) + [0x0A], read: read)
         }
 
-        let ignore = pendingIgnore?.reason
+        let ignore = pendingIgnore
         pendingIgnore = nil
         script.steps.append(.init(number: script.steps.count + 1, line: number, connection: connection,
-                                  action: action, source: source, ignoreReason: ignore))
+                                  action: action, source: source, ignoreReason: ignore?.reason,
+                                  ignoreOracleBelow: ignore?.oracleBelow))
     }
 
     /// `"…"` pieces with C escapes, each optionally repeated with `*N`.

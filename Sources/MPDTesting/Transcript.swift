@@ -166,3 +166,24 @@ public struct TranscriptNormalizer {
         return line
     }
 }
+
+extension Transcript {
+    /// A transcript written by `text` (a recording of a server's normalised answers), read back against the script
+    /// it was recorded with: one entry per step, in order. Nil when the recording does not fit the script (steps
+    /// added, removed or reworded since): it must then be recorded again.
+    public static func recorded(_ text: String, script: DifferentialScript, server: ServerKind) -> Transcript? {
+        var blocks: [(header: String, lines: [String])] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("#") {
+                blocks.append((String(line), []))
+            } else if line.hasPrefix("  "), !blocks.isEmpty {
+                blocks[blocks.count - 1].lines.append(String(line.dropFirst(2)))
+            } else if !line.isEmpty {
+                return nil
+            }
+        }
+        guard blocks.count == script.steps.count,
+              zip(blocks, script.steps).allSatisfy({ $0.header == Transcript.header($1) }) else { return nil }
+        return Transcript(server: server, entries: zip(script.steps, blocks).map { Entry(step: $0, lines: $1.lines) })
+    }
+}

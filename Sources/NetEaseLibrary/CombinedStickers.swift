@@ -60,15 +60,16 @@ public final class CombinedStickers: StickerStore {
         if on { onDisliked(uri) }
     }
 
-    /// `inc`/`dec` of `liked` or `disliked` on a NetEase song: the flag as a number plus `delta`, which must give
-    /// 0 or 1 again.
-    public func addToSticker(type: String, uri: String, name: String, delta: Int) async throws {
+    /// `inc`/`dec` of `liked` or `disliked` on a NetEase song, as MPD's SQL adjusts a value: an unset flag becomes
+    /// `value`, a set one 1 ± `value`; the result must be a flag again.
+    public func adjustSticker(type: String, uri: String, name: String, by value: String, subtracting: Bool) async throws {
         guard songID(type, uri) != nil, name == Self.liked || name == Self.disliked else {
-            return try await local.addToSticker(type: type, uri: uri, name: name, delta: delta)
+            return try await local.adjustSticker(type: type, uri: uri, name: name, by: value, subtracting: subtracting)
         }
         let current = try await stickerValue(type: type, uri: uri, name: name).map { try Self.flag(name, $0) } ?? false
-        let (sum, overflow) = (current ? 1 : 0).addingReportingOverflow(delta)
-        try await setSticker(type: type, uri: uri, name: name, value: overflow ? String(delta) : String(sum))
+        guard current else { return try await setSticker(type: type, uri: uri, name: name, value: value) }
+        let delta = Self.integer(value)
+        try await setSticker(type: type, uri: uri, name: name, value: String(subtracting ? 1 &- delta : 1 &+ delta))
     }
 
     /// `delete … liked` unlikes; deleting all of a NetEase song's stickers unlikes it too (`liked` is one of them).
@@ -161,24 +162,36 @@ public final class CombinedStickers: StickerStore {
         }
     }
 
+    /// A flag's value as SQLite's arithmetic reads text: a whole number, or 0.
+    static func integer(_ text: String) -> Int { Int(text.trimmingCharacters(in: .whitespaces)) ?? 0 }
+
     /// SQLite's order of text (`ORDER BY name`): bytewise.
     static func bytewise(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// `StickerDatabase.findStickers`'s comparisons (as SQLite compares text: bytewise) for values not stored there.
+    /// `StickerDatabase.findStickers`'s comparisons for values not stored there (the `liked` flags, `1`): `=`, `<`,
+    /// `>` as SQLite compares text (bytewise); `eq`, `lt`, `gt` as integers (a value that is no number is text, which
+    /// SQLite orders after every integer); `contains`, `starts_with` as `LIKE` without wildcards (ASCII letters in
+    /// any case).
     static func matches(_ stored: String, _ op: String?, _ value: String?) -> Bool {
         guard let op, let value else { return true }
         let a = Array(stored.utf8)
         let b = Array(value.utf8)
+        func folded(_ bytes: [UInt8]) -> [UInt8] { bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 } }
         switch op {
-        case "=", "eq": return a == b
-        case "<", "lt": return a.lexicographicallyPrecedes(b)
-        case ">", "gt": return b.lexicographicallyPrecedes(a)
-        case "starts_with": return a.starts(with: b)
+        case "=": return a == b
+        case "<": return a.lexicographicallyPrecedes(b)
+        case ">": return b.lexicographicallyPrecedes(a)
+        case "eq", "lt", "gt":
+            let number = integer(stored)
+            guard let other = Int(value.trimmingCharacters(in: .whitespaces)) else { return op == "lt" }
+            return op == "eq" ? number == other : op == "lt" ? number < other : number > other
+        case "starts_with": return folded(a).starts(with: folded(b))
         case "contains":
-            guard b.count <= a.count else { return false }
-            return b.isEmpty || (0...(a.count - b.count)).contains { a[$0..<($0 + b.count)].elementsEqual(b) }
+            let (x, y) = (folded(a), folded(b))
+            guard y.count <= x.count else { return false }
+            return y.isEmpty || (0...(x.count - y.count)).contains { x[$0..<($0 + y.count)].elementsEqual(y) }
         default: return false
         }
     }

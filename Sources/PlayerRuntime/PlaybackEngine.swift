@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import MPDProtocol
 import PlayerCore
 import Synchronization
 
@@ -484,9 +485,9 @@ public final class PlaybackEngine: @unchecked Sendable {
         if let token { report(.engineTags(token: token, id: item.id, tags: streamTags)) }
     }
 
-    /// MPD's `Failed to decode PATH; CAUSE`: the file's path for local songs, the URL for streams.
+    /// MPD 0.24's `Failed to decode "PATH"; CAUSE`: the file's path for local songs, the URL for streams.
     private func failure(_ item: PlaybackItem, _ error: DecoderError) -> String {
-        let text = "Failed to decode \(locate(item.song))"
+        let text = "Failed to decode " + MessageText.quoted(locate(item.song))
         return error.cause.map { text + "; " + $0 } ?? text
     }
 

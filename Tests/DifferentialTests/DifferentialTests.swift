@@ -18,6 +18,14 @@ struct DifferentialTests {
             return
         }
         let comparison = try await DifferentialRunner.compare(script, reference: .mpd, candidate: .nosignal)
+        try recordIfAsked(comparison)
+        if let minimum = script.minimumOracle, let oracle = comparison.oracleVersion, oracle < minimum {
+            // Checked against the recording of a newer MPD instead (`noSignalMatchesRecordedMPD024`).
+            print("\(script.name): not compared with MPD \(oracle.major).\(oracle.minor), which lacks what it tests")
+            #expect(DifferentialScript.recorded.contains { $0.name == script.name },
+                    "\(script.name) needs MPD \(minimum.major).\(minimum.minor) and has no recording of it")
+            return
+        }
         if !comparison.notes.isEmpty {
             print("\(script.name) notes:\n" + comparison.notes.map { "  - \($0)" }.joined(separator: "\n"))
         }
@@ -27,6 +35,24 @@ struct DifferentialTests {
                 --- NoSignal stderr (last lines) ---
                 \(comparison.candidateLog)
                 """))
+        }
+    }
+
+    /// Scripts about MPD 0.24 behaviour cannot be compared with Debian's MPD 0.23. For them, MPD 0.24.9's answers
+    /// were recorded (`Scripts/recorded/NAME.mpd-0.24.txt`, normalised, written by `DIFF_RECORD=NAME,…` while
+    /// `MPD_BIN` names an MPD 0.24) and NoSignal is compared with the recording here, with MPD 0.24's rules.
+    @Test("NoSignal answers like the recorded MPD 0.24", arguments: DifferentialScript.recorded)
+    func noSignalMatchesRecordedMPD024(_ script: DifferentialScript) async throws {
+        try requireLoaded(script)
+        let path = DifferentialScript.recordingPath(script, in: DifferentialScript.scriptsDirectory)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let recorded = Transcript.recorded(text, script: script, server: .mpd) else {
+            throw HarnessProblem(description: "\(path) does not fit \(script.name).mpdscript any more: record it again against MPD 0.24 (DIFF_RECORD=\(script.name) MPD_BIN=…)")
+        }
+        let (candidate, log) = try await DifferentialRunner.record(script, on: .nosignal)
+        let comparison = DifferentialRunner.compare(script, reference: recorded, candidate: candidate)
+        if !comparison.identical {
+            Issue.record(Comment(rawValue: "against the recording \(path):\n\(comparison.report())\n--- NoSignal stderr ---\n\(log)"))
         }
     }
 
@@ -50,6 +76,21 @@ struct DifferentialTests {
         #expect(!DifferentialScript.all.isEmpty, "no *.mpdscript found in \(DifferentialScript.scriptsDirectory)")
     }
 
+    /// `DIFF_RECORD=NAME,…`: MPD's normalised answers to those scripts become their recording, in the source tree.
+    /// Only an MPD 0.24 may be recorded.
+    private func recordIfAsked(_ comparison: Comparison) throws {
+        guard let names = ProcessInfo.processInfo.environment["DIFF_RECORD"]?.split(separator: ","),
+              names.contains(Substring(comparison.script.name)) else { return }
+        guard comparison.reference.entries.first?.lines.first?.hasPrefix("OK MPD 0.24.") == true else {
+            throw HarnessProblem(description: "DIFF_RECORD needs MPD 0.24 as the oracle (MPD_BIN=…)")
+        }
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts").path
+        let path = DifferentialScript.recordingPath(comparison.script, in: source)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try comparison.normalizedReference.text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
     private func requireLoaded(_ script: DifferentialScript) throws {
         if let error = script.loadError {
             throw HarnessProblem(description: "script \(script.name) does not parse: \(error)")
@@ -71,6 +112,15 @@ private struct HarnessProblem: Error, CustomStringConvertible {
 extension DifferentialScript {
     /// Every script, sorted by name (`DIFF_SCRIPT=a,b` to run only some).
     static let all: [DifferentialScript] = loadAll(directory: scriptsDirectory)
+
+    /// The scripts with a recording of MPD 0.24's answers.
+    static let recorded: [DifferentialScript] = all.filter {
+        FileManager.default.fileExists(atPath: recordingPath($0, in: scriptsDirectory))
+    }
+
+    static func recordingPath(_ script: DifferentialScript, in directory: String) -> String {
+        "\(directory)/recorded/\(script.name).mpd-0.24.txt"
+    }
 
     /// `DIFF_SCRIPTS_DIR`, else the `Scripts` resource, else the source folder next to this file.
     static var scriptsDirectory: String {

@@ -229,7 +229,7 @@ struct HarnessTests {
         script.substitutions += try DifferentialScript.declarations(path: path)
         #expect(script.substitutions.map(\.name) == ["always", "old"])
         #expect(script.substitutions[0].oracleBelow == nil)
-        #expect(script.substitutions[1].oracleBelow.map { [$0.major, $0.minor] } == [0, 24])
+        #expect(script.substitutions[1].oracleBelow == DifferentialScript.ProtocolVersion(major: 0, minor: 24))
         // The greeting is recorded in the answer of the step that opened the connection.
         func transcript(_ kind: ServerKind, _ version: String, _ lines: [String]) -> Transcript {
             Transcript(server: kind, entries: [Transcript.Entry(step: script.steps[0], lines: ["OK MPD " + version] + lines)])
@@ -244,6 +244,51 @@ struct HarnessTests {
         try "%ignore reason: no\nping\n".write(toFile: bad, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: bad) }
         #expect(throws: DifferentialScript.ParseError.self) { try DifferentialScript.declarations(path: bad) }
+    }
+
+    @Test("%oracle-below in a script: the %ignore and %substitute under it hold only against an older oracle")
+    func oracleBelowInScripts() throws {
+        let script = try parse("""
+            %oracle-below 0.24
+            %ignore reason: 0.24 command
+            protocol
+            %substitute new nosignal "tagtype: Mood" => delete reason: 0.24 tag
+            %oracle-below any
+            %ignore reason: timing
+            play
+            tagtypes
+            """)
+        #expect(script.steps.map { $0.ignoreOracleBelow } == [DifferentialScript.ProtocolVersion(major: 0, minor: 24), nil, nil])
+        func transcript(_ kind: ServerKind, _ version: String, _ answers: [[String]]) -> Transcript {
+            var answers = answers
+            answers[0].insert("OK MPD " + version, at: 0)
+            return Transcript(server: kind, entries: zip(script.steps, answers).map { Transcript.Entry(step: $0, lines: $1) })
+        }
+        let ours = transcript(.nosignal, "0.24.0", [["feature: x", "OK"], ["OK"], ["tagtype: Mood", "OK"]])
+        let old = transcript(.mpd, "0.23.5", [["ACK [5@0] {} unknown command \"protocol\""], ["ACK x"], ["OK"]])
+        #expect(DifferentialRunner.compare(script, reference: old, candidate: ours).identical)
+        let new = transcript(.mpd, "0.24.0", [["feature: x", "OK"], ["ACK x"], ["tagtype: Mood", "OK"]])
+        #expect(DifferentialRunner.compare(script, reference: new, candidate: ours).identical)
+        let wrong = transcript(.mpd, "0.24.0", [["feature: y", "OK"], ["OK"], ["tagtype: Mood", "OK"]])
+        #expect(DifferentialRunner.compare(script, reference: wrong, candidate: ours).differingSteps.map { $0.0.step.number } == [1])
+        #expect(throws: DifferentialScript.ParseError.self) { try parse("%oracle-below soon") }
+    }
+
+    @Test("A recording reads back against its script, and not against a changed one")
+    func recordingsReadBack() throws {
+        let script = try parse("status\n> idle\n<")
+        let transcript = Transcript(server: .mpd, entries: zip(script.steps, [["OK MPD 0.24.0", "state: stop", "OK"], [], ["changed: player", "OK"]]).map {
+            Transcript.Entry(step: $0, lines: $1)
+        })
+        let recorded = try #require(Transcript.recorded(transcript.text, script: script, server: .mpd))
+        #expect(recorded.entries.map(\.lines) == transcript.entries.map(\.lines))
+        #expect(recorded.oracleVersion == DifferentialScript.ProtocolVersion(major: 0, minor: 24))
+        #expect(Transcript.recorded(transcript.text, script: try parse("status\n> idle\n<\nping"), server: .mpd) == nil)
+        #expect(Transcript.recorded(transcript.text, script: try parse("stats\n> idle\n<"), server: .mpd) == nil)
+        let ours = Transcript(server: .nosignal, entries: zip(script.steps, [["OK MPD 0.24.0", "state: play", "OK"], [], ["changed: player", "OK"]]).map {
+            Transcript.Entry(step: $0, lines: $1)
+        })
+        #expect(DifferentialRunner.compare(script, reference: recorded, candidate: ours).differingSteps.map { $0.0.step.number } == [1])
     }
 }
 

@@ -24,15 +24,21 @@ import Testing
         // A directory prefix matches whole path components only.
         #expect(try await find("a") == ["a/x.flac", "a/y.flac"])
         #expect(try await find("") == ["a/x.flac", "a/y.flac", "ab/z.flac"])
-        // `<` and `>` compare strings, as MPD 0.23 does.
+        // `<` and `>` compare strings, `lt` and `gt` integers, as MPD 0.24 does.
         #expect(try await find("", "<", "5") == ["a/y.flac", "ab/z.flac"])
+        #expect(try await find("", "lt", "5") == ["ab/z.flac"])
+        #expect(try await find("", "gt", "9") == ["a/y.flac"])
         #expect(try await find("", "=", "7") == ["a/x.flac"])
         #expect(try await find("", "contains", "0") == ["a/y.flac"])
         #expect(try await find("", sort: "value_int", descending: true) == ["a/y.flac", "a/x.flac", "ab/z.flac"])
         #expect(try await find("", sort: "uri", window: RangeArgument(start: 1, end: 2)) == ["a/y.flac"])
 
-        try await stickers.addToSticker(type: "song", uri: "a/x.flac", name: "plays", delta: 2)
-        try await stickers.addToSticker(type: "song", uri: "a/x.flac", name: "plays", delta: -5)
+        // MPD 0.24's SQL: an absent sticker starts at the value, also for `dec`.
+        try await stickers.adjustSticker(type: "song", uri: "a/x.flac", name: "plays", by: "2", subtracting: true)
+        #expect(try await stickers.stickerValue(type: "song", uri: "a/x.flac", name: "plays") == "2")
+        try await stickers.adjustSticker(type: "song", uri: "a/x.flac", name: "plays", by: "5", subtracting: true)
+        #expect(try await stickers.stickerValue(type: "song", uri: "a/x.flac", name: "plays") == "-3")
+        try await stickers.adjustSticker(type: "song", uri: "a/x.flac", name: "plays", by: "x", subtracting: false)
         #expect(try await stickers.stickerValue(type: "song", uri: "a/x.flac", name: "plays") == "-3")
         #expect(try await stickers.stickerNames() == ["mood", "plays", "rating"])
 

@@ -612,12 +612,40 @@ struct AudioFormatMatchTests {
     }
 
     @Test func fmtDebugQuoting() {
-        #expect(FilterParser.fmtDebugQuoted("a\"b\\c\n\u{7f}\u{1b}\u{85}é\u{200b}\u{10ffff}")
+        #expect(MessageText.quoted("a\"b\\c\n\u{7f}\u{1b}\u{85}é\u{200b}\u{10ffff}")
             == #""a\"b\\c\n\x7f\x1b\x85é\u200b\U0010ffff""#)
     }
 
     @Test func fullMessage() {
-        #expect(FilterParser.sanitize("  a \t\n b  c \r\n") == "a b c")
-        #expect(FilterParser.sanitize("x\u{0}y") == "x")
+        #expect(MessageText.sanitized("  a \t\n b  c \r\n") == "a b c")
+        #expect(MessageText.sanitized("x\u{0}y") == "x")
+        #expect(MessageText.sanitized("Integer expected: ") == "Integer expected:")
+        // An ACK from an exception is tidied (MPD 0.24); one MPD writes directly is not.
+        #expect(ACKError(.arg, "Integer expected: ").line() == "ACK [2@0] {} Integer expected:")
+        #expect(ACKError(.arg, "Unrecognized idle event: ", verbatim: true).line() == "ACK [2@0] {} Unrecognized idle event: ")
+    }
+
+    /// `SongFilter::ToExpression` after `Optimize`: what a `filter` sticker is stored under.
+    @Test func expressionsAsMPDWritesThem() throws {
+        func written(_ text: String) throws -> String {
+            try FilterParser.parse(arguments: [text], foldCase: false).optimized().mpdExpression
+        }
+        #expect(try written("(!(artist != 'It\\'s \"x\"'))") == #"(Artist == "It\'s \"x\"")"#)
+        #expect(try written("((Artist == 'a') AND ((Genre contains 'b') AND (Title !starts_with \"c\")))")
+                == #"((Artist == "a") AND (Genre contains "b") AND (Title !starts_with "c"))"#)
+        #expect(try written("(any eq_ci 'x')") == #"(any == "x")"#)
+        #expect(try written("(file =~ '^a')") == #"(file =~ "^a")"#)
+        #expect(try written("(base 'A')") == #"(base "A")"#)
+        #expect(try written("(modified-since '1577934245')") == #"(modified-since "2020-01-02T03:04:05Z")"#)
+        #expect(try written("(AudioFormat =~ '44100:*:2')") == #"(AudioFormat =~ "44100:*:2")"#)
+        #expect(try written("(AudioFormat == '44100:16:2')") == #"(AudioFormat == "44100:16:2")"#)
+        #expect(try written("(prio >= 3)") == "(prio >= 3)")
+        // Where MPD reports the parse error itself, its kind shows in the code.
+        #expect(throws: ACKError(.unknown, "Quoted string expected")) {
+            try FilterParser.parse(arguments: ["(Artist == x)"], foldCase: false, keepingErrorKinds: true)
+        }
+        #expect(throws: ACKError(.arg, "Quoted string expected")) {
+            try FilterParser.parse(arguments: ["(Artist == x)"], foldCase: false)
+        }
     }
 }

@@ -124,8 +124,8 @@ final class QueryServer {
         func setSticker(type: String, uri: String, name: String, value: String) async throws {
             try await local.setSticker(type: type, uri: uri, name: name, value: value)
         }
-        func addToSticker(type: String, uri: String, name: String, delta: Int) async throws {
-            try await local.addToSticker(type: type, uri: uri, name: name, delta: delta)
+        func adjustSticker(type: String, uri: String, name: String, by value: String, subtracting: Bool) async throws {
+            try await local.adjustSticker(type: type, uri: uri, name: name, by: value, subtracting: subtracting)
         }
         func deleteSticker(type: String, uri: String, name: String?) async throws -> Bool {
             try await local.deleteSticker(type: type, uri: uri, name: name)
@@ -156,6 +156,32 @@ final class QueryServer {
         #expect(await c.send("sticker find song \"\" rating") ==
             "file: A/1.flac\nsticker: rating=5\nfile: remote://1\nsticker: rating=3\nOK\n")
         #expect(await c.send("sticker set song other://1 rating 3") == "ACK [50@0] {sticker} No such song\n")
+    }
+
+    /// MPD 0.24's other sticker domains: tag values (checked against the songs) and filters (kept under their
+    /// normalised expression).
+    @Test func tagAndFilterStickers() async throws {
+        let s = try QueryServer.standard()
+        defer { withExtendedLifetime(s) {} }
+        let c = await s.client()
+        #expect(await c.send("sticker set Album One rating 5") == "OK\n")
+        #expect(await c.send("sticker get album One rating") == "sticker: rating=5\nOK\n")
+        #expect(await c.send("sticker set Album Nope rating 5") == "ACK [2@0] {sticker} no such Album: \"Nope\"\n")
+        #expect(await c.send("sticker set Track 1 rating 5") == "ACK [2@0] {sticker} unsupported tag: \"Track\"\n")
+        #expect(await c.send("sticker find Album o rating") == "Album: One\nsticker: rating=5\nOK\n")
+        #expect(await c.send("sticker set filter \"(!(album != 'One'))\" rating 3") == "OK\n")
+        #expect(await c.send("sticker get filter \"(Album == \\\"One\\\")\" rating") == "sticker: rating=3\nOK\n")
+        #expect(await c.send("sticker find filter \"\" rating") == "filter: (Album == \"One\")\nsticker: rating=3\nOK\n")
+        #expect(await c.send("sticker set filter \"(album == 'Nope')\" rating 3")
+                == "ACK [2@0] {sticker} no matches found: \"(Album == \\\"Nope\\\")\"\n")
+        #expect(await c.send("sticker set filter \"(album ==\" rating 3") == "ACK [5@0] {sticker} Quoted string expected\n")
+        #expect(await c.send("sticker set filter \"(album == 'One')\" \"\" 3") == "ACK [2@0] {sticker} empty sticker name\n")
+        let types = await c.send("stickertypes")
+        #expect(types.hasPrefix("stickertype: filter\nstickertype: playlist\nstickertype: song\nstickertype: Artist\n"))
+        #expect(!types.contains("stickertype: Track"))
+        #expect(await c.send("stickernamestypes Album") == "name: rating\ntype: Album\nOK\n")
+        #expect(await c.send("stickernamestypes album") == "ACK [2@0] {stickernamestypes} no such tag \"album\"\n")
+        #expect(await c.send("stickernamestypes Track") == "ACK [2@0] {stickernamestypes} unsupported tag \"Track\"\n")
     }
 
     @Test func errorsAsMPD() async throws {
@@ -251,7 +277,7 @@ final class QueryServer {
     @Test func setGetListFindDelete() async throws {
         let s = try QueryServer.standard()
         let c = await s.client()
-        #expect(await c.send("sticker get song A/1.flac rating") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker get song A/1.flac rating") == "ACK [50@0] {sticker} no such sticker: \"rating\"\n")
         #expect(await c.send("sticker set song A/1.flac rating 5") == "OK\n")
         #expect(await c.send("sticker set song A/2.flac rating 10") == "OK\n")
         #expect(await c.send("sticker set song A/1.flac mood calm") == "OK\n")
@@ -259,7 +285,8 @@ final class QueryServer {
         #expect(await c.send("sticker list song A/1.flac") == "sticker: mood=calm\nsticker: rating=5\nOK\n")
         #expect(await c.send("sticker find song A rating") ==
             "file: A/1.flac\nsticker: rating=5\nfile: A/2.flac\nsticker: rating=10\nOK\n")
-        // `<` compares strings, as MPD 0.23 does.
+        // `<` compares strings (as in MPD 0.23 and 0.24), `lt` integers (0.24).
+        #expect(await c.send("sticker find song \"\" rating lt 6") == "file: A/1.flac\nsticker: rating=5\nOK\n")
         #expect(await c.send("sticker find song \"\" rating < 4") == "file: A/2.flac\nsticker: rating=10\nOK\n")
         #expect(await c.send("sticker find song \"\" rating sort -value_int") ==
             "file: A/2.flac\nsticker: rating=10\nfile: A/1.flac\nsticker: rating=5\nOK\n")
@@ -267,7 +294,7 @@ final class QueryServer {
         #expect(await c.send("sticker get song A/1.flac rating") == "sticker: rating=7\nOK\n")
         #expect(await c.send("stickernames") == "name: mood\nname: rating\nOK\n")
         #expect(await c.send("sticker delete song A/1.flac rating") == "OK\n")
-        #expect(await c.send("sticker delete song A/1.flac rating") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker delete song A/1.flac rating") == "ACK [50@0] {sticker} no such sticker: \"rating\"\n")
         #expect(await c.send("sticker delete song A/1.flac") == "OK\n")
         #expect(await c.send("sticker list song A/1.flac") == "OK\n")
     }
@@ -277,9 +304,9 @@ final class QueryServer {
         defer { withExtendedLifetime(s) {} }
         let c = await s.client()
         #expect(await c.send("sticker get song nope.flac rating") == "ACK [50@0] {sticker} No such song\n")
-        #expect(await c.send("sticker get foo A/1.flac rating") == "ACK [2@0] {sticker} unknown sticker domain\n")
+        #expect(await c.send("sticker get foo A/1.flac rating") == "ACK [2@0] {sticker} unknown sticker domain \"foo\"\n")
         #expect(await c.send("sticker foo song A/1.flac") == "ACK [2@0] {sticker} bad request\n")
-        #expect(await c.send("sticker find song \"\" rating ~ 3") == "ACK [2@0] {sticker} bad operator\n")
+        #expect(await c.send("sticker find song \"\" rating ~ 3") == "ACK [2@0] {sticker} bad operator \"~\"\n")
         let noStickers = await TestSession(server: TestSession.server(), isLocal: true)
         let disabled = await noStickers.send("sticker get song x y")
         #expect(disabled == "ACK [5@0] {sticker} sticker database is disabled\n")

@@ -37,8 +37,8 @@ import Testing
         #expect(await c.send("add http://x 1") == "ACK [2@0] {add} Number too large: 1\n")
         #expect(await c.send("addid http://x +0") == "ACK [55@0] {addid} No current song\n")
         #expect(await c.send("add gopher://x") == "ACK [2@0] {add} Unsupported URI scheme\n")
-        #expect(await c.send("add /etc/passwd") == "ACK [4@0] {add} Access denied\n")
-        #expect(await c.send("addid file:///etc/passwd") == "ACK [4@0] {addid} Access denied\n")
+        #expect(await c.send("add /etc/passwd") == "ACK [4@0] {add} Access to local files via TCP is not allowed\n")
+        #expect(await c.send("addid file:///etc/passwd") == "ACK [4@0] {addid} Access to local files via TCP is not allowed\n")
     }
 
     @Test func editErrorsAsMPD() async {

@@ -117,7 +117,7 @@ final class ClaimingPlaylists: PlaylistStore {
         #expect(await c.send("save p1 append") == "OK\n")
         #expect(await c.send("playlistlength p1") == "songs: 8\nplaytime: 0\nOK\n")
         #expect(await c.send("save p1 bogus") ==
-                "ACK [2@0] {save} Unrecognized save mode, expected one of: create, append, replace\n")
+                "ACK [2@0] {save} Unrecognized save mode, expected one of 'create', 'append', 'replace'\n")
     }
 
     @Test func editing() async {

@@ -16,7 +16,7 @@ import Testing
     @Test func likingAndUnlikingChangeNetEaseLikeList() async throws {
         let fixture = try Fixture()
         let c = await ProtocolClient(fixture)
-        #expect(await c.send("sticker get song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker get song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker: \"liked\"\n")
         #expect(await c.send("sticker set song \(Self.uri) liked 1") == "OK\n")
         #expect(fixture.server.likedSongIDs.first == Self.song)
         #expect(c.takeIdle() == ["sticker"])
@@ -25,11 +25,11 @@ import Testing
         #expect(await c.send("sticker list song \(Self.uri)") == "sticker: liked=1\nOK\n")
         #expect(await c.send("sticker set song \(Self.uri) liked no") == "OK\n")
         #expect(!fixture.server.likedSongIDs.contains(Self.song))
-        #expect(await c.send("sticker get song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker get song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker: \"liked\"\n")
         #expect(await c.send("sticker set song \(Self.uri) liked TRUE") == "OK\n")
         #expect(await c.send("sticker delete song \(Self.uri) liked") == "OK\n")
         #expect(!fixture.server.likedSongIDs.contains(Self.song))
-        #expect(await c.send("sticker delete song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker delete song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker: \"liked\"\n")
         #expect(fixture.server.requests(for: "/api/radio/like").count == 4)
     }
 
@@ -158,14 +158,14 @@ import Testing
         #expect(!c.takeIdle().contains("database"))
         fixture.server.inject(.code(-460), for: "/api/radio/trash/add")
         #expect(await c.send("sticker set song \(Self.uri) disliked 1").hasPrefix("ACK [52@0] {sticker} NetEase: "))
-        #expect(await c.send("sticker get song \(Self.uri) disliked") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker get song \(Self.uri) disliked") == "ACK [50@0] {sticker} no such sticker: \"disliked\"\n")
         #expect(c.disliked.all.isEmpty)
     }
 
     @Test func aGuestLikesNothingAndCannotLike() async throws {
         let fixture = try Fixture(loggedIn: false)
         let c = await ProtocolClient(fixture)
-        #expect(await c.send("sticker get song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(await c.send("sticker get song \(Self.uri) liked") == "ACK [50@0] {sticker} no such sticker: \"liked\"\n")
         #expect(await c.send("sticker find song \"\" liked") == "OK\n")
         #expect(await c.send("sticker set song \(Self.uri) liked 1")
             == "ACK [52@0] {sticker} NetEase: login required (301), run `nosignal login`\n")

@@ -78,7 +78,7 @@ import AudioOutputs
         try h.send(.play(position: 0))
         #expect(h.waitUntilStopped())
         // MPD's text: the file's path, then the cause.
-        #expect(h.partition.player.error?.hasPrefix("Failed to decode \(h.directory)/bad.mp3; ") == true,
+        #expect(h.partition.player.error?.hasPrefix("Failed to decode \"\(h.directory)/bad.mp3\"; ") == true,
                 "\(h.partition.player.error ?? "no error")")
         let expected = try h.reference("a.flac") + h.reference("c.wav")
         #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")

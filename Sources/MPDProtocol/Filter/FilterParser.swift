@@ -30,13 +30,24 @@ public enum FilterParser {
 
     /// `SongFilter::Parse(args, fold_case)`: expression arguments (starting with `(`) and legacy `TYPE VALUE`
     /// pairs, in any mix, ANDed. A single item is returned as is, several as `.and`.
+    ///
+    /// The filter commands answer every error with `ACK 2`. Where MPD reports the exception itself (a `filter`
+    /// sticker), `keepingErrorKinds` gives its codes instead: `ACK 5` for the syntax (`std::runtime_error`), `ACK 2`
+    /// for time stamps and audio formats (`std::invalid_argument`), `ACK 52` for a regular expression PCRE rejects
+    /// (`std::system_error`).
     public static func parse(
-        arguments: [String], foldCase: Bool, validateRegex: RegexValidator? = nil
+        arguments: [String], foldCase: Bool, validateRegex: RegexValidator? = nil, keepingErrorKinds: Bool = false
     ) throws(ACKError) -> FilterExpression {
+        var validator = validateRegex
+        if keepingErrorKinds, let validateRegex {
+            validator = { pattern, caseless throws(ACKError) in
+                do throws(ACKError) { try validateRegex(pattern, caseless) } catch { throw ACKError(.system, error.message) }
+            }
+        }
         do {
-            return try parseUnsanitized(arguments[...], foldCase: foldCase, validateRegex: validateRegex)
+            return try parseUnsanitized(arguments[...], foldCase: foldCase, validateRegex: validator)
         } catch {
-            throw ACKError(.arg, sanitize(error.message))
+            throw ACKError(keepingErrorKinds ? error.code : .arg, MessageText.sanitized(error.message))
         }
     }
 
@@ -179,7 +190,7 @@ extension FilterParser {
     private static func parseUnsanitized(
         _ arguments: ArraySlice<String>, foldCase: Bool, validateRegex: RegexValidator?
     ) throws(ACKError) -> FilterExpression {
-        guard !arguments.isEmpty else { throw ACKError(.arg, "Incorrect number of filter arguments") }
+        guard !arguments.isEmpty else { throw ACKError(.unknown, "Incorrect number of filter arguments") }
         var items: [FilterExpression] = []
         var index = arguments.startIndex
         repeat {
@@ -188,12 +199,12 @@ extension FilterParser {
                 index += 1
                 var parser = ExpressionParser(bytes: bytes, foldCase: foldCase, validateRegex: validateRegex)
                 let item = try parser.parseExpression()
-                guard parser.current == 0 else { throw ACKError(.arg, "Unparsed garbage after expression") }
+                guard parser.current == 0 else { throw ACKError(.unknown, "Unparsed garbage after expression") }
                 items.append(item)
                 continue
             }
             guard arguments.endIndex - index >= 2 else {
-                throw ACKError(.arg, "Incorrect number of filter arguments")
+                throw ACKError(.unknown, "Incorrect number of filter arguments")
             }
             items.append(try parseLegacyPair(type: bytes, value: cString(arguments[index + 1]), foldCase: foldCase))
             index += 2
@@ -210,9 +221,9 @@ extension FilterParser {
         let match = StringMatch(text, foldCase ? .contains : .equals, negated: false, foldCase: foldCase)
         switch FilterType(type) {
         case nil:
-            throw ACKError(.arg, "Unknown filter type")
+            throw ACKError(.unknown, "Unknown filter type")
         case .base:
-            guard isSafeLocalURI(value) else { throw ACKError(.arg, "Bad URI") }
+            guard isSafeLocalURI(value) else { throw ACKError(.unknown, "Bad URI") }
             return .base(text)
         case .modifiedSince:
             return .modifiedSince(try parseTimestamp(value))
@@ -324,7 +335,7 @@ private struct ExpressionParser {
             if current == UInt8(ascii: "!") {
                 position += 1
                 stripLeft()
-                guard current == UInt8(ascii: "(") else { throw ACKError(.arg, "'(' expected") }
+                guard current == UInt8(ascii: "(") else { throw ACKError(.unknown, "'(' expected") }
                 stack.append(.not)
                 continue
             }
@@ -339,7 +350,7 @@ private struct ExpressionParser {
                         stripLeft()
                         continue ascending
                     }
-                    guard try expectWord() == Array("AND".utf8) else { throw ACKError(.arg, "'AND' expected") }
+                    guard try expectWord() == Array("AND".utf8) else { throw ACKError(.unknown, "'AND' expected") }
                     stack.append(.and([result]))
                     break ascending
                 case .and(var items):
@@ -350,7 +361,7 @@ private struct ExpressionParser {
                         result = .and(items)
                         continue ascending
                     }
-                    guard try expectWord() == Array("AND".utf8) else { throw ACKError(.arg, "'AND' expected") }
+                    guard try expectWord() == Array("AND".utf8) else { throw ACKError(.unknown, "'AND' expected") }
                     stack.append(.and(items))
                     break ascending
                 case .not:
@@ -366,7 +377,7 @@ private struct ExpressionParser {
     private mutating func parseLeaf() throws(ACKError) -> FilterExpression {
         let name = try expectWord()
         guard let type = FilterType(name) else {
-            throw ACKError(.arg, "Unknown filter type: \(String(decoding: name, as: UTF8.self))")
+            throw ACKError(.unknown, "Unknown filter type: \(String(decoding: name, as: UTF8.self))")
         }
 
         switch type {
@@ -386,7 +397,7 @@ private struct ExpressionParser {
             } else if self[0] == UInt8(ascii: "="), self[1] == UInt8(ascii: "~") {
                 mask = true
             } else {
-                throw ACKError(.arg, "'==' or '=~' expected")
+                throw ACKError(.unknown, "'==' or '=~' expected")
             }
             position += 2
             stripLeft()
@@ -395,13 +406,13 @@ private struct ExpressionParser {
             return .audioFormat(format)
         case .priority:
             guard self[0] == UInt8(ascii: ">"), self[1] == UInt8(ascii: "=") else {
-                throw ACKError(.arg, "'>=' expected")
+                throw ACKError(.unknown, "'>=' expected")
             }
             position += 2
             stripLeft()
             let number = cStrtoul(bytes, from: position)
-            guard number.consumed > 0 else { throw ACKError(.arg, "Number expected") }
-            guard number.value <= 0xFF else { throw ACKError(.arg, "Invalid priority value") }
+            guard number.consumed > 0 else { throw ACKError(.unknown, "Number expected") }
+            guard number.value <= 0xFF else { throw ACKError(.unknown, "Invalid priority value") }
             position += number.consumed
             // No blank is allowed before this `)`: MPD checks the byte right after the number.
             try expectClosingParenthesis()
@@ -478,7 +489,7 @@ private struct ExpressionParser {
             negated = false
         } else {
             let rest = position < bytes.count ? bytes[position...] : []
-            throw ACKError(.arg, "Unknown filter operator: \(String(decoding: rest, as: UTF8.self))")
+            throw ACKError(.unknown, "Unknown filter operator: \(String(decoding: rest, as: UTF8.self))")
         }
         position += 2
         stripLeft()
@@ -490,7 +501,7 @@ private struct ExpressionParser {
     private mutating func expectWord() throws(ACKError) -> [UInt8] {
         let start = position
         while position < bytes.count, isTagNameCharacter(bytes[position]) { position += 1 }
-        guard position > start else { throw ACKError(.arg, "Word expected") }
+        guard position > start else { throw ACKError(.unknown, "Word expected") }
         let word = Array(bytes[start..<position])
         stripLeft()
         return word
@@ -501,16 +512,16 @@ private struct ExpressionParser {
         let quote = current
         position += 1
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
-            throw ACKError(.arg, "Quoted string expected")
+            throw ACKError(.unknown, "Quoted string expected")
         }
         var value: [UInt8] = []
         while current != quote {
             if current == UInt8(ascii: "\\") { position += 1 }
-            guard current != 0 else { throw ACKError(.arg, "Closing quote not found") }
+            guard current != 0 else { throw ACKError(.unknown, "Closing quote not found") }
             value.append(current)
             position += 1
             guard value.count < FilterParser.maximumValueLength + 1 else {
-                throw ACKError(.arg, "Quoted value is too long")
+                throw ACKError(.unknown, "Quoted value is too long")
             }
         }
         position += 1
@@ -519,7 +530,7 @@ private struct ExpressionParser {
     }
 
     private mutating func expectClosingParenthesis() throws(ACKError) {
-        guard current == UInt8(ascii: ")") else { throw ACKError(.arg, "')' expected") }
+        guard current == UInt8(ascii: ")") else { throw ACKError(.unknown, "')' expected") }
         position += 1
         stripLeft()
     }
@@ -588,7 +599,7 @@ extension FilterParser {
         case "16": return .s16
         case "24", "24_3": return .s24
         case "32": return .s32
-        case let other: throw ACKError(.arg, "Invalid sample format: \(fmtDebugQuoted(other))")
+        case let other: throw ACKError(.arg, "Invalid sample format: \(MessageText.quoted(other))")
         }
     }
 
@@ -618,41 +629,6 @@ extension FilterParser {
             guard value <= maximum else { return nil }
         }
         return value
-    }
-
-    /// fmt's `{:?}` for a string: double quotes, C escapes, `\xHH`/`\uHHHH`/`\UHHHHHHHH` for what is not
-    /// printable (fmt follows Python's `str.isprintable`).
-    static func fmtDebugQuoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            default:
-                if isPrintable(scalar) {
-                    result.unicodeScalars.append(scalar)
-                } else {
-                    let hex = String(scalar.value, radix: 16)
-                    let (prefix, width) = scalar.value < 0x100 ? ("x", 2) : scalar.value < 0x10000 ? ("u", 4) : ("U", 8)
-                    result += "\\" + prefix + String(repeating: "0", count: max(0, width - hex.count)) + hex
-                }
-            }
-        }
-        return result + "\""
-    }
-
-    private static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar == " " { return true }
-        switch scalar.properties.generalCategory {
-        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator,
-            .spaceSeparator:
-            return false
-        default:
-            return true
-        }
     }
 }
 
@@ -904,27 +880,5 @@ private func cStrtoull(_ bytes: [UInt8]) -> (value: UInt64, consumed: Int) {
         var end: UnsafeMutablePointer<CChar>?
         let value = strtoull(base, &end, 10)
         return (UInt64(value), end.map { $0 - base } ?? 0)
-    }
-}
-
-extension FilterParser {
-    /// MPD's `GetFullMessage` sanitising (`src/util/Exception.cxx`): leading blanks dropped, every run of bytes
-    /// ≤ 0x20 squeezed into one space, trailing blanks dropped, cut at a NUL.
-    static func sanitize(_ message: String) -> String {
-        var result: [UInt8] = []
-        var pendingSpace = false
-        var started = false
-        for byte in message.utf8 {
-            if byte == 0 { break }
-            if byte <= 0x20 {
-                pendingSpace = started
-                continue
-            }
-            if pendingSpace { result.append(0x20) }
-            pendingSpace = false
-            started = true
-            result.append(byte)
-        }
-        return String(decoding: result, as: UTF8.self)
     }
 }

@@ -27,7 +27,7 @@ enum DatabaseBrowseCommands {
             let isRoot = uri.isEmpty || uri == "/"
             // Any other absolute path names a local file outside the database (`LocateUri`): only a local client
             // may look at one.
-            if !isRoot, uri.hasPrefix("/"), !context.client.isLocal { throw ACKError(.permission, "Access denied") }
+            if !isRoot, uri.hasPrefix("/"), !context.client.isLocal { throw ACKError(.permission, "Access to local files via TCP is not allowed") }
             return try listing(context, uri: uri, recursive: false, full: true,
                                extras: isRoot ? rootPlaylists(context) : nil)
         },

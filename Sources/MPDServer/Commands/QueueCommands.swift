@@ -77,7 +77,7 @@ enum QueueCommands {
         CommandSpec("addtagid", .add, 3...3) { context, request in
             let id = Int(try MPDInteger.parseUnsigned(request[0]))
             guard let tag = TagName(parsing: request[1]) else {
-                throw ACKError(.arg, "Unknown tag type: \(request[1])")
+                throw ACKError(.arg, "Unknown tag type: \(request[1])", verbatim: true)
             }
             return try send(.addTag(id: id, name: tag.mpdName, value: request[2]), context)
         },
@@ -86,7 +86,7 @@ enum QueueCommands {
             var name: String?
             if request.count > 1 {
                 guard let tag = TagName(parsing: request[1]) else {
-                    throw ACKError(.arg, "Unknown tag type: \(request[1])")
+                    throw ACKError(.arg, "Unknown tag type: \(request[1])", verbatim: true)
                 }
                 name = tag.mpdName
             }
@@ -190,7 +190,7 @@ enum QueueCommands {
         let partition = context.client.partition
         if uri.hasPrefix("/") || uri.hasPrefix("file://") {
             // A local file outside the database (`LocateAbsoluteFile`): only for local clients.
-            guard context.client.isLocal else { throw ACKError(.permission, "Access denied") }
+            guard context.client.isLocal else { throw ACKError(.permission, "Access to local files via TCP is not allowed") }
             let path = uri.hasPrefix("file://") ? String(uri.dropFirst("file://".count)) : uri
             let ids = addedIDs(try store.send(.add([Song(uri: path)], at: position), partition: partition))
             return .ok(single ? idResponse(ids) : Response())

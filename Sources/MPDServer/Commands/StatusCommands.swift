@@ -22,7 +22,7 @@ enum StatusCommands {
             var flags: IdleSubsystems = []
             for name in request.arguments {
                 guard let flag = IdleSubsystems(name: name) else {
-                    throw ACKError(.arg, "Unrecognized idle event: \(name)")
+                    throw ACKError(.arg, "Unrecognized idle event: \(name)", verbatim: true)
                 }
                 flags.formUnion(flag)
             }

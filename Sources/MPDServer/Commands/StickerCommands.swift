@@ -11,26 +11,29 @@ enum StickerCommands {
             let stickers = try context.requireStickers()
             let queries = try context.requireQueries()
             let store = context.server.store
+            let playlists = context.server.playlists
             let args = request.arguments
-            guard args[1] == "song" else { throw ACKError(.arg, "unknown sticker domain") }
+            let domain = try StickerDomain(parsing: args[1])
             let command = args[0]
             let uri = args[2]
-            /// `db.GetSong(uri)`: every subcommand but `find` needs the song (or the store's word for it).
-            @Sendable func requireSong() async throws {
-                guard try await exists(uri, stickers: stickers, queries: queries) else {
-                    throw DatabaseError.notFound("No such song")
-                }
+            let type = domain.type
+            /// `DomainHandler::ValidateUri`: the object must exist; gives the URI its stickers are stored under.
+            @Sendable func validated() async throws -> String {
+                try await domain.validate(uri, stickers: stickers, queries: queries, playlists: playlists)
             }
             @Sendable func announce() { store.announce([Change(.stickers)]) }
+            func requireName() throws {
+                guard !args[3].isEmpty else { throw ACKError(.arg, "empty sticker name", verbatim: true) }
+            }
             switch (command, args.count) {
             case ("get", 4):
                 return .deferred {
-                    try await requireSong()
+                    let key = try await validated()
                     // MPD stores an empty value, lists and finds it, but `get` answers it as missing
-                    // (`handle_sticker_song`: an empty `LoadValue` is "no such sticker").
-                    guard let value = try await stickers.stickerValue(type: "song", uri: uri, name: args[3]),
+                    // (an empty `LoadValue` is "no such sticker").
+                    guard let value = try await stickers.stickerValue(type: type, uri: key, name: args[3]),
                           !value.isEmpty else {
-                        throw ACKError(.noExist, "no such sticker")
+                        throw ACKError(.noExist, "no such sticker: " + MessageText.quoted(args[3]), verbatim: true)
                     }
                     var response = Response()
                     response.add("sticker", args[3] + "=" + value)
@@ -38,41 +41,44 @@ enum StickerCommands {
                 }
             case ("list", 3):
                 return .deferred {
-                    try await requireSong()
+                    let key = try await validated()
                     var response = Response()
-                    for sticker in try await stickers.stickers(type: "song", uri: uri) {
+                    for sticker in try await stickers.stickers(type: type, uri: key) {
                         response.add("sticker", sticker.name + "=" + sticker.value)
                     }
                     return response
                 }
             case ("set", 5):
+                try requireName()
                 return .deferred {
-                    try await requireSong()
-                    try await stickers.setSticker(type: "song", uri: uri, name: args[3], value: args[4])
+                    let key = try await validated()
+                    try await stickers.setSticker(type: type, uri: key, name: args[3], value: args[4])
                     announce()
                     return Response()
                 }
             case ("inc", 5), ("dec", 5):
-                guard let delta = Int(args[4]) else { throw ACKError(.arg, "Integer expected: \(args[4])") }
+                try requireName()
                 return .deferred {
-                    try await requireSong()
-                    try await stickers.addToSticker(type: "song", uri: uri, name: args[3],
-                                                    delta: command == "inc" ? delta : -delta)
+                    let key = try await validated()
+                    try await stickers.adjustSticker(type: type, uri: key, name: args[3], by: args[4],
+                                                     subtracting: command == "dec")
                     announce()
                     return Response()
                 }
             case ("delete", 3), ("delete", 4):
                 let name = args.count == 4 ? args[3] : nil
                 return .deferred {
-                    try await requireSong()
-                    guard try await stickers.deleteSticker(type: "song", uri: uri, name: name) else {
-                        throw ACKError(.noExist, "no such sticker")
+                    let key = try await validated()
+                    guard try await stickers.deleteSticker(type: type, uri: key, name: name) else {
+                        // MPD 0.24.9 crashes here when no name was given; 0.23 answered this.
+                        throw ACKError(.noExist, "no such sticker" + (name.map { ": " + MessageText.quoted($0) } ?? ""),
+                                       verbatim: true)
                     }
                     announce()
                     return Response()
                 }
             case ("find", 4...):
-                return try find(args, stickers: stickers, queries: queries)
+                return try find(args, domain: domain, stickers: stickers, queries: queries)
             default:
                 throw ACKError(.arg, "bad request")
             }
@@ -85,15 +91,30 @@ enum StickerCommands {
                 return response
             }
         },
+        /// `handle_sticker_types`: the object types, then the tags that take stickers and the client shows.
         CommandSpec("stickertypes", .admin, 0...0) { context, _ in
             _ = try context.requireStickers()
             var response = Response()
-            response.add("stickertype", "song")
+            for type in ["filter", "playlist", "song"] { response.add("stickertype", type) }
+            let mask = context.effectiveTagMask
+            for tag in TagName.allCases where StickerDomain.allowedTags.contains(tag) && mask.contains(tag) {
+                response.add("stickertype", tag.mpdName)
+            }
             return .ok(response)
         },
+        /// `stickernamestypes [TYPE]`: a tag type is checked (case-sensitively, unlike `sticker`'s), then looked up.
         CommandSpec("stickernamestypes", .admin, 0...1) { context, request in
             let stickers = try context.requireStickers()
             let type = request.count > 0 ? request[0] : nil
+            if let type, !["song", "playlist", "filter"].contains(type) {
+                // `tag_name_parse`: here the name must be spelled as MPD spells it.
+                guard let tag = TagName.allCases.first(where: { $0.mpdName == type }) else {
+                    throw ACKError(.arg, "no such tag " + MessageText.quoted(type), verbatim: true)
+                }
+                guard StickerDomain.allowedTags.contains(tag) else {
+                    throw ACKError(.arg, "unsupported tag " + MessageText.quoted(type), verbatim: true)
+                }
+            }
             return .deferred {
                 var response = Response()
                 for entry in try await stickers.stickerNamesTypes(type: type) {
@@ -113,10 +134,11 @@ enum StickerCommands {
         return try await queries.songExists(uri: uri)
     }
 
-    /// `sticker find song DIR NAME [OP VALUE] [sort KEY] [window S:E]`: `file:` and `sticker:` per song that is
-    /// still in the database.
-    private static func find(_ arguments: [String], stickers: any StickerStore, queries: any DatabaseQueries) throws
-        -> CommandOutcome
+    /// `sticker find TYPE BASE NAME [OP VALUE] [sort KEY] [window S:E]`: for songs, `file:` and `sticker:` per song
+    /// under the directory BASE that is still in the database; for the other types, `TYPE: URI` and `sticker:` per
+    /// object whose URI starts with BASE, whether or not it still exists (as MPD).
+    private static func find(_ arguments: [String], domain: StickerDomain, stickers: any StickerStore,
+                             queries: any DatabaseQueries) throws -> CommandOutcome
     {
         var args = arguments[...]
         var window: RangeArgument?
@@ -132,7 +154,9 @@ enum StickerCommands {
                 descending = true
                 key.removeFirst()
             }
-            guard ["uri", "value", "value_int"].contains(key) else { throw ACKError(.arg, "Unknown sort tag") }
+            guard ["uri", "value", "value_int"].contains(key) else {
+                throw ACKError(.arg, "Unknown sort tag " + MessageText.quoted(key), verbatim: true)
+            }
             sort = key
             args.removeLast(2)
         }
@@ -145,15 +169,22 @@ enum StickerCommands {
             op = args[args.startIndex + 4]
             value = args[args.startIndex + 5]
             guard ["=", "<", ">", "eq", "lt", "gt", "contains", "starts_with"].contains(op!) else {
-                throw ACKError(.arg, "bad operator")
+                throw ACKError(.arg, "bad operator " + MessageText.quoted(op!), verbatim: true)
             }
         }
         let (op2, value2, sort2, descending2, window2) = (op, value, sort, descending, window)
         return .deferred {
             var response = Response()
             let (op, value, sort, descending, window) = (op2, value2, sort2, descending2, window2)
-            let found = try await stickers.findStickers(type: "song", base: base, name: name, op: op, value: value,
+            let found = try await stickers.findStickers(type: domain.type, base: base, name: name, op: op, value: value,
                                                         sort: sort, descending: descending, window: window)
+            guard case .song = domain else {
+                for entry in found {
+                    response.add(domain.type, entry.uri)
+                    response.add("sticker", name + "=" + entry.value)
+                }
+                return response
+            }
             for entry in found where try await exists(entry.uri, stickers: stickers, queries: queries) {
                 response.add("file", entry.uri)
                 response.add("sticker", name + "=" + entry.value)
@@ -168,5 +199,79 @@ extension CommandContext {
     func requireStickers() throws -> any StickerStore {
         guard let stickers = server.stickers else { throw ACKError(.unknown, "sticker database is disabled") }
         return stickers
+    }
+}
+
+/// What a sticker is on (MPD 0.24's sticker domains): a song, a stored playlist, a filter, or a tag value.
+enum StickerDomain: Sendable {
+    case song, playlist, filter
+    case tag(TagName)
+
+    /// The tags whose values take stickers (`src/sticker/AllowedTags.cxx`).
+    static let allowedTags: Set<TagName> = [
+        .artist, .album, .albumArtist, .title, .genre, .composer, .performer, .conductor, .work, .ensemble,
+        .location, .label, .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID,
+        .musicBrainzReleaseTrackID, .musicBrainzWorkID,
+    ]
+
+    /// `song`, `playlist`, `filter` as written, or a tag name in any case.
+    init(parsing text: String) throws(ACKError) {
+        switch text {
+        case "song": self = .song
+        case "playlist": self = .playlist
+        case "filter": self = .filter
+        default:
+            guard let tag = TagName(parsing: text) else {
+                throw ACKError(.arg, "unknown sticker domain " + MessageText.quoted(text), verbatim: true)
+            }
+            self = .tag(tag)
+        }
+    }
+
+    /// The `type` column of the sticker table: the tag's canonical name for tags.
+    var type: String {
+        switch self {
+        case .song: "song"
+        case .playlist: "playlist"
+        case .filter: "filter"
+        case .tag(let tag): tag.mpdName
+        }
+    }
+
+    /// `DomainHandler::ValidateUri`: the object must exist. A song must be in the database (or vouched for by the
+    /// store); a playlist must be stored; a tag value must be some song's (`find TAG VALUE`); a filter must match a
+    /// song, and its stickers are kept under its normalised expression, so that spellings of one filter share them.
+    func validate(_ uri: String, stickers: any StickerStore, queries: any DatabaseQueries,
+                  playlists: (any PlaylistStore)?) async throws -> String {
+        switch self {
+        case .song:
+            if stickers.vouchesFor(type: "song", uri: uri) { return uri }
+            guard try await queries.songExists(uri: uri) else { throw DatabaseError.notFound("No such song") }
+            return uri
+        case .playlist:
+            guard let playlists, try await playlists.playlists().contains(where: { $0.name == uri }) else {
+                throw ACKError(.arg, "no such playlist: " + MessageText.quoted(uri))
+            }
+            return uri
+        case .tag(let tag):
+            guard Self.allowedTags.contains(tag) else { throw ACKError(.arg, "unsupported tag: " + MessageText.quoted(type)) }
+            guard try await Self.matchesASong(.tag(.tag(tag), StringMatch(uri)), queries) else {
+                throw ACKError(.arg, "no such \(type): " + MessageText.quoted(uri))
+            }
+            return uri
+        case .filter:
+            let filter = try FilterParser.parse(arguments: [uri], foldCase: false,
+                                                validateRegex: DatabaseQueryCommands.validator(queries),
+                                                keepingErrorKinds: true).optimized()
+            let normalized = filter.mpdExpression
+            guard try await Self.matchesASong(filter, queries) else {
+                throw ACKError(.arg, "no matches found: " + MessageText.quoted(normalized))
+            }
+            return normalized
+        }
+    }
+
+    private static func matchesASong(_ filter: FilterExpression, _ queries: any DatabaseQueries) async throws -> Bool {
+        try await !queries.songs(matching: FilterQuery(expression: filter, window: RangeArgument(start: 0, end: 1))).isEmpty
     }
 }

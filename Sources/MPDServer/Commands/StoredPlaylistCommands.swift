@@ -117,7 +117,7 @@ enum StoredPlaylistCommands {
             let store = try store(context)
             let mode = request.count > 1 ? PlaylistSaveMode(rawValue: request[1]) : .create
             guard let mode else {
-                throw ACKError(.arg, "Unrecognized save mode, expected one of: create, append, replace")
+                throw ACKError(.arg, "Unrecognized save mode, expected one of 'create', 'append', 'replace'")
             }
             try checkName(request[0], store)
             let uris = QueueCommands.partition(context).queue.items.map(\.song.uri)
@@ -201,10 +201,18 @@ enum StoredPlaylistCommands {
             try checkName(request[1], store)
             return edit(context) { try await store.renamePlaylist(request[0], to: request[1]) }
         },
+        /// `rm NAME`; the playlist's stickers go with it (`Instance::OnPlaylistDeleted`, MPD 0.24).
         CommandSpec("rm", .control, 1...1) { context, request in
             let store = try store(context)
             try checkName(request[0], store)
-            return edit(context) { try await store.removePlaylist(request[0]) }
+            let stickers = context.server.stickers
+            let player = context.server.store
+            return edit(context) {
+                try await store.removePlaylist(request[0])
+                if let stickers, (try? await stickers.deleteSticker(type: "playlist", uri: request[0], name: nil)) == true {
+                    player.announce([Change(.stickers)])
+                }
+            }
         },
     ]
 

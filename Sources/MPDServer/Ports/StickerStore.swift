@@ -7,15 +7,17 @@ public protocol StickerStore: Sendable {
     /// nil when there is no such sticker.
     func stickerValue(type: String, uri: String, name: String) async throws -> String?
     func setSticker(type: String, uri: String, name: String, value: String) async throws
-    /// `sticker inc|dec` (0.24): the stored value read as an integer (`strtol`; 0 when absent) plus `delta`.
-    func addToSticker(type: String, uri: String, name: String, delta: Int) async throws
+    /// `sticker inc|dec` (0.24), as MPD's SQL does it: an absent sticker is stored as `value` (also by `dec`), a
+    /// present one becomes its old value plus (`dec`: minus) `value`, both read as SQLite reads numbers.
+    func adjustSticker(type: String, uri: String, name: String, by value: String, subtracting: Bool) async throws
     /// One sticker, or all of the object's when `name` is nil; false when nothing was deleted.
     func deleteSticker(type: String, uri: String, name: String?) async throws -> Bool
     /// The object's stickers, sorted by name.
     func stickers(type: String, uri: String) async throws -> [(name: String, value: String)]
-    /// `sticker find`: objects at or below `base` (`""`: all) with sticker `name`, optionally compared (as strings) with
-    /// `value` by `op` (`=`, `<`, `>`, `eq`, `lt`, `gt`, `contains`, `starts_with`), sorted by `sort` (`uri`,
-    /// `value`, `value_int`) and cut to `window`.
+    /// `sticker find`: objects with sticker `name` under `base` (`""`: all; a song's directory for `song`, a prefix of
+    /// the URI in any case for the other types), optionally compared with `value` by `op` (`=`, `<`, `>` as text,
+    /// `eq`, `lt`, `gt` as integers, `contains`, `starts_with` as SQL `LIKE`), sorted by `sort` (`uri`, `value`,
+    /// `value_int`) and cut to `window`.
     func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
                       descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)]
     /// `stickernames`: the distinct names, sorted.
