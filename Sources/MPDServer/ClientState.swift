@@ -12,6 +12,9 @@ public struct ClientState: Sendable {
     public var partition = PlayerState.defaultPartition
     /// MPD 0.24 `protocol` features; all off for a new client.
     public var protocolFeatures: Set<String> = []
+    /// Idle events a command raised for this client alone (MPD's `idle_flags |= …` in `Client::SetPartition`); the
+    /// session adds them to the client's pending events once the command is done.
+    public var ownEvents: IdleSubsystems = []
 
     public init(id: Int, isLocal: Bool, permission: Permission) {
         self.id = id

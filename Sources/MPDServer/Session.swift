@@ -277,7 +277,12 @@ public final class Session {
         }
         do {
             try spec.check(request, permission: context.client.permission)
-            switch try spec.handler(&context, request) {
+            let outcome = try spec.handler(&context, request)
+            if !context.client.ownEvents.isEmpty {
+                pending.formUnion(context.client.ownEvents)
+                context.client.ownEvents = []
+            }
+            switch outcome {
             case .ok(let response):
                 output.bytes.append(contentsOf: response.bytes)
                 return .ok

@@ -13,6 +13,10 @@ enum PartitionCommands {
             guard context.server.store.partition(name) != nil else {
                 throw ACKError(.noExist, "partition does not exist")
             }
+            // `Client::SetPartition`: the client is told to reload what belongs to the partition.
+            if name != context.client.partition {
+                context.client.ownEvents.formUnion([.playlist, .player, .mixer, .output, .options])
+            }
             context.client.partition = name
             context.server.clients.setPartition(context.client.id, name)
             return .ok(Response())
