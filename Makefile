@@ -33,6 +33,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --filter DifferentialTests 2>&1 | tee .build/differential-tests.log \
 		$(call FAILURES,.build/differential-tests.log)
 	/usr/bin/python3 Tests/Clients/run_clients.py .build/debug/nosignal
+	/usr/bin/python3 -W ignore::DeprecationWarning Tests/Clients/full_runs.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/ncmpcpp_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Soak/soak.py .build/debug/nosignal --quick
 

@@ -87,7 +87,13 @@ extension PartitionState {
     mutating func playNext() throws(PlayerError) {
         guard isPlaying, let old = player.currentOrder else { throw .notPlaying }
         engine.stopOnError = false
-        if let next = nextOrder(after: old) {
+        // `handle_next`: single mode does not hold a user who asks for the next song (MPD clears it around
+        // `PlayNext` and puts it back).
+        let single = options.single
+        options.single = .off
+        let following = nextOrder(after: old)
+        options.single = single
+        if let next = following {
             var next = next
             if next == 0 && queue.random {
                 // The queue wrapped around in repeat mode: a new random order for the next round.

@@ -172,6 +172,18 @@ import Testing
         #expect(Self.queued(effects).map { $0?.song.uri } == ["a"])
     }
 
+    /// `handle_next`: single mode (with repeat, it would replay the song) does not hold a user who asks for the next
+    /// song; the mode stays as it was.
+    @Test mutating func nextIgnoresSingleMode() throws {
+        try load("a", "b")
+        try send(.setSingle(.oneshot))
+        try send(.setRepeat(true))
+        try send(.play(position: 0))
+        try send(.next)
+        #expect(current == "b")
+        #expect(partition.options.single == .oneshot)
+    }
+
     @Test mutating func repeatWrapsToTheFirstSong() throws {
         try load("a", "b")
         try send(.setRepeat(true))
