@@ -21,7 +21,7 @@ public struct Response: Sendable, Equatable {
         let length = key.count + value.count + 3
         if bytes.capacity < start + length { bytes.reserveCapacity(Swift.max(start + length, bytes.capacity * 2)) }
         bytes.append(contentsOf: repeatElement(0, count: length))
-        bytes.withUnsafeMutableBufferPointer { buffer in
+        let kept = bytes.withUnsafeMutableBufferPointer { buffer in
             var position = start
             for byte in key {
                 buffer[position] = byte
@@ -30,12 +30,19 @@ public struct Response: Sendable, Equatable {
             buffer[position] = 0x3A
             buffer[position + 1] = 0x20
             position += 2
+            var kept = false
             for byte in value {
                 buffer[position] = byte == 0x0A || byte == 0x0D ? 0x20 : byte
+                kept = kept || ByteText.needsEncoding(byte)
                 position += 1
             }
             buffer[position] = 0x0A
+            return kept
         }
+        guard kept else { return }
+        // A value with bytes a client sent that are not UTF-8 (`ByteText`): they go back as those bytes.
+        let valueRange = (start + key.count + 2)..<(bytes.count - 1)
+        bytes.replaceSubrange(valueRange, with: ByteText.encode(bytes[valueRange]))
     }
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) {

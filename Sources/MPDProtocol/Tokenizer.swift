@@ -99,9 +99,9 @@ public enum Tokenizer {
     }
 }
 
-/// One tokenized request: the command name and its arguments, as the bytes the client sent and decoded as
-/// UTF-8 (invalid sequences become U+FFFD). Commands that pass text through untouched (messages, URIs) use the
-/// bytes, since MPD never validates UTF-8.
+/// One tokenized request: the command name and its arguments, as the bytes the client sent and as text that keeps
+/// those bytes (`ByteText`: bytes that are not UTF-8 stay distinct and are written back as they came), since MPD
+/// never validates UTF-8.
 public struct Request: Equatable, Sendable {
     public var command: String
     public var arguments: [String]
@@ -116,7 +116,7 @@ public struct Request: Equatable, Sendable {
     public init(command: String, rawArguments: [[UInt8]]) {
         self.command = command
         self.rawArguments = rawArguments
-        self.arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
+        self.arguments = rawArguments.map { ByteText.decode($0) }
     }
 
     public var count: Int { arguments.count }

@@ -33,7 +33,10 @@ public final class Session {
         /// the event loop run, then call `proceed`.
         public var yielded = false
 
-        mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        /// Text the server wrote, where an argument's bytes may be quoted back (`ByteText`).
+        mutating func write(_ text: String) {
+            if text.utf8.contains(0xF4) { bytes.append(contentsOf: ByteText.encode(text.utf8)) } else { bytes.append(contentsOf: text.utf8) }
+        }
     }
 
     public private(set) var state = State.ready
