@@ -28,11 +28,14 @@ let package = Package(
         /// QR codes for `nosignal login` (libqrencode).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CShim", dependencies: ["CFFmpeg", "CCurl"]),
+        /// ICU as MPD uses it: the root collation (the order of directories and songs, `IcuCollate`) and 0.24's
+        /// canonical form for case-insensitive filters (`IcuCanonicalize`); Debian's MPD links the same libicu.
+        .target(name: "CICUText", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         /// glibc's `mallopt` and `malloc_trim` (`<malloc.h>`), for the server's memory policy.
         .systemLibrary(name: "CMalloc"),
 
         // The pure centre.
-        .target(name: "MPDProtocol", swiftSettings: swiftSettings),
+        .target(name: "MPDProtocol", dependencies: ["CICUText"], swiftSettings: swiftSettings),
         .target(name: "PlayerCore", swiftSettings: swiftSettings),
         .target(name: "PlayerRuntime", dependencies: [
             "PlayerCore",
@@ -42,7 +45,7 @@ let package = Package(
 
         // Edges.
         .target(name: "Library", dependencies: [
-            "PlayerCore", "MPDProtocol",
+            "PlayerCore", "MPDProtocol", "CICUText",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),

@@ -38,7 +38,13 @@ for target in "${targets[@]}"; do
         tokenizer|filter)
             source_file=Fuzz/TokenizerFuzz.swift
             [ "$target" = filter ] && source_file=Fuzz/FilterFuzz.swift
+            # MPDProtocol's case folding calls ICU through the CICUText C target: build it and give it a module map.
+            mkdir -p "$out/cicu"
+            clang -c -O1 -fsanitize=address -I Sources/CICUText/include Sources/CICUText/icu.c -o "$out/cicu/icu.o"
+            printf 'module CICUText {\n    header "%s"\n    export *\n}\n' "$root/Sources/CICUText/include/CICUText.h" \
+                >"$out/cicu/module.modulemap"
             "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name MPDProtocol "${linker[@]}" \
+                -I "$out/cicu" "$out/cicu/icu.o" -licui18n -licuuc \
                 Sources/MPDProtocol/*.swift Sources/MPDProtocol/Filter/*.swift "$source_file" \
                 -o "$out/$target-fuzz"
             ;;

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MPDProtocol
 import Synchronization
 
 /// The SQLite music database (GRDB). The schema grows with the library; the migrator is the one place it changes.
@@ -137,6 +138,22 @@ public final class LibraryDatabase: Sendable {
                 CREATE INDEX remote_entry_song ON remote_entry(song_id);
                 CREATE INDEX song_remote ON song(source) WHERE source <> 'local';
                 """)
+        }
+        // MPD 0.24 compares case-insensitive filters in a canonical form (`CaseFolding`: NFKC case folding, ASCII
+        // punctuation) where 0.23 only folded case: the stored folded values are computed again. ASCII values do not
+        // change, so only the others are read back.
+        migrator.registerMigration("v6-canonical-folding") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT song_id, position, value, value_folded FROM song_tag WHERE value GLOB '*[^\u{01}-\u{7F}]*'
+                """)
+            let update = try db.makeStatement(sql: "UPDATE song_tag SET value_folded = ? WHERE song_id = ? AND position = ?")
+            for row in rows {
+                let value: String = row["value"]
+                let folded = CaseFolding.fold(value)
+                if folded != row["value_folded"] as String {
+                    try update.execute(arguments: [folded, row["song_id"] as Int64, row["position"] as Int])
+                }
+            }
         }
         return migrator
     }

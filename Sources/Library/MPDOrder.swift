@@ -1,142 +1,57 @@
+import CICUText
 import Foundation
 
-/// An approximation of ICU's root collation (`IcuCollate`, `ucol_open("")`), which MPD uses to order directories
-/// and the songs inside one: base letters first (case and accents ignored), then accents, then case (lower before
-/// upper). Whitespace sorts before punctuation, punctuation before symbols, symbols before digits, digits before
-/// letters, as in the CLDR root order.
+/// ICU's root collation (`IcuCollate`: `ucol_open("")`, `ucol_strcollUTF8`), which MPD uses to order directories
+/// and the songs inside one, through ICU's sort keys: two keys compare as ICU compares their strings. The libicu is
+/// Debian's, the one Debian's MPD links, so the order is MPD's to the last character (CJK, Cyrillic, accents, emoji).
 struct CollationKey: Comparable {
-    private var primary: [UInt32] = []
-    private var secondary: [UInt32] = []
-    private var tertiary: [UInt8] = []
-    private var bytes: [UInt8]
-
-    /// The CLDR root order of ASCII punctuation and symbols.
-    private static let asciiOrder: [UInt8: UInt32] = {
-        let order = "\t\n\u{0B}\u{0C}\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
-        var table: [UInt8: UInt32] = [:]
-        for (i, byte) in order.utf8.enumerated() { table[byte] = UInt32(i + 1) }
-        return table
-    }()
-
-    /// The weights of each ASCII character, computed once by the general code below: most names and tags are
-    /// ASCII, and asking Unicode properties per character was most of the cost of sorting a large folder.
-    private static let asciiWeights: [(primary: [UInt32], tertiary: [UInt8])] = (0..<128).map { value in
-        var key = CollationKey(bytes: [])
-        key.append(Unicode.Scalar(UInt8(value)))
-        return (key.primary, key.tertiary)
-    }
-
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    /// ICU's sort key, without its final NUL.
+    private let key: [UInt8]
+    /// The text's bytes: the tie-break for strings ICU finds equal, so that an order is total.
+    private let bytes: [UInt8]
 
     init(_ text: String) {
+        var text = text
         bytes = Array(text.utf8)
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            primary.reserveCapacity(bytes.count)
-            tertiary.reserveCapacity(bytes.count)
-            for byte in bytes {
-                let weights = Self.asciiWeights[Int(byte)]
-                primary.append(contentsOf: weights.primary)
-                tertiary.append(contentsOf: weights.tertiary)
-            }
-            return
-        }
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars { append(scalar) }
+        key = text.withUTF8 { Self.sortKey($0) }
     }
 
-    private mutating func append(_ scalar: Unicode.Scalar) {
-        let properties = scalar.properties
-        if properties.generalCategory == .nonspacingMark || properties.generalCategory == .enclosingMark {
-            secondary.append(scalar.value)
-            return
-        }
-        if scalar.isASCII {
-            let byte = UInt8(scalar.value)
-            switch byte {
-            case 0x30...0x39:
-                primary.append(0x1000 + UInt32(byte - 0x30))
-                tertiary.append(0)
-                return
-            case 0x41...0x5A, 0x61...0x7A:
-                primary.append(0x20_0000 + UInt32(byte | 0x20))
-                tertiary.append(byte < 0x60 ? 1 : 0)
-                return
-            default:
-                if let rank = Self.asciiOrder[byte] {
-                    primary.append(rank)
-                    tertiary.append(0)
-                    return
+    private static func sortKey(_ utf8: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        guard !utf8.isEmpty else { return [] }
+        var capacity = utf8.count * 4 + 16
+        while true {
+            var key = [UInt8](repeating: 0, count: capacity)
+            let needed = utf8.withMemoryRebound(to: CChar.self) { text in
+                key.withUnsafeMutableBufferPointer { key in
+                    nosignal_sort_key(text.baseAddress, Int32(utf8.count), key.baseAddress, Int32(capacity))
                 }
             }
-        }
-        if let digit = properties.numericType == .decimal ? properties.numericValue : nil {
-            primary.append(0x1000 + UInt32(digit))
-            tertiary.append(0)
-            return
-        }
-        let isUpper = properties.isUppercase
-        let folded = CaseFolding.fold(String(scalar)).unicodeScalars
-        let category = properties.generalCategory
-        let base: UInt32
-        switch category {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:
-            base = 0x20_0000
-        case .spaceSeparator, .lineSeparator, .paragraphSeparator, .control:
-            base = 0x100
-        default:
-            base = 0x800
-        }
-        for f in folded {
-            primary.append(base + f.value)
-            tertiary.append(isUpper ? 1 : 0)
+            // Without ICU (it cannot fail on a valid collator) the text's own bytes keep the order total.
+            guard needed >= 0 else { return Array(utf8) }
+            if Int(needed) <= capacity {
+                key.removeSubrange(max(0, Int(needed) - 1)...)
+                return key
+            }
+            capacity = Int(needed)
         }
     }
 
-    /// The one primary and one tertiary weight of each ASCII byte (none has a secondary weight), so that two ASCII
-    /// strings compare without building their keys.
-    private static let asciiPrimary: [UInt32] = asciiWeights.map { $0.primary.count == 1 ? $0.primary[0] : 0 }
-    private static let asciiTertiary: [UInt8] = asciiWeights.map { $0.tertiary.count == 1 ? $0.tertiary[0] : 0 }
-
-    /// `CollationKey(a) < CollationKey(b)` for two ASCII strings (as bytes), without allocating: the weights come
-    /// byte by byte from tables, primary first, then tertiary, then the bytes themselves.
-    static func asciiPrecedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        let common = min(a.count, b.count)
-        for i in 0..<common {
-            let x = asciiPrimary[Int(a[i])], y = asciiPrimary[Int(b[i])]
-            if x != y { return x < y }
-        }
-        if a.count != b.count { return a.count < b.count }
-        for i in 0..<common {
-            let x = asciiTertiary[Int(a[i])], y = asciiTertiary[Int(b[i])]
-            if x != y { return x < y }
-        }
-        return a.lexicographicallyPrecedes(b)
-    }
-
-    /// The indices of `texts` in collation order; ASCII-only lists (most file names) without building keys.
+    /// The indices of `texts` in collation order.
     static func sortedIndices(_ texts: [String]) -> [Int] {
-        let bytes = texts.map { Array($0.utf8) }
-        if bytes.allSatisfy({ $0.allSatisfy { $0 < 0x80 } }) {
-            return texts.indices.sorted { asciiPrecedes(bytes[$0], bytes[$1]) }
-        }
         let keys = texts.map(CollationKey.init)
         return texts.indices.sorted { keys[$0] < keys[$1] }
     }
 
     static func < (a: CollationKey, b: CollationKey) -> Bool {
-        if a.primary != b.primary { return a.primary.lexicographicallyPrecedes(b.primary) }
-        if a.secondary != b.secondary { return a.secondary.lexicographicallyPrecedes(b.secondary) }
-        if a.tertiary != b.tertiary { return a.tertiary.lexicographicallyPrecedes(b.tertiary) }
+        if a.key != b.key { return a.key.lexicographicallyPrecedes(b.key) }
         return a.bytes.lexicographicallyPrecedes(b.bytes)
     }
 
     static func == (a: CollationKey, b: CollationKey) -> Bool { a.bytes == b.bytes }
 
-    /// ICU's three-way answer without the final bytewise tie-break.
+    /// ICU's three-way answer (`IcuCollate`), without the bytewise tie-break.
     static func collate(_ a: CollationKey, _ b: CollationKey) -> Int {
-        if a.primary != b.primary { return a.primary.lexicographicallyPrecedes(b.primary) ? -1 : 1 }
-        if a.secondary != b.secondary { return a.secondary.lexicographicallyPrecedes(b.secondary) ? -1 : 1 }
-        if a.tertiary != b.tertiary { return a.tertiary.lexicographicallyPrecedes(b.tertiary) ? -1 : 1 }
-        return 0
+        a.key == b.key ? 0 : a.key.lexicographicallyPrecedes(b.key) ? -1 : 1
     }
 }
 

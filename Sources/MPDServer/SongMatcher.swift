@@ -101,8 +101,8 @@ struct SongMatcher {
         }
     }
 
-    /// Case folding for the `search` family (MPD uses ICU folding; full Unicode lowercasing is close to it).
-    static func fold(_ s: String) -> String { s.lowercased() }
+    /// The canonical form of the `search` family (MPD 0.24's `IcuCanonicalize`), as the database compares.
+    static func fold(_ s: String) -> String { CaseFolding.fold(s) }
 
     /// Compiles a pattern when the filter is parsed, so a bad one is an ACK as in MPD.
     static func validateRegex(_ pattern: String, _ caseless: Bool) throws(ACKError) {

@@ -147,6 +147,16 @@ import Testing
         #expect(CaseFolding.fold("日本") == "日本")
         #expect(CaseFolding.fold("ı") == "ı")
     }
+
+    /// MPD 0.24's canonical form (`IcuCanonicalize`): NFKC with case folding, punctuation in ASCII.
+    @Test func canonicalFormIsMPD024s() {
+        #expect(CaseFolding.fold("ｶﾀｶﾅ") == "カタカナ")
+        #expect(CaseFolding.fold("ﬁne") == "fine")
+        #expect(CaseFolding.fold("Ⅻ") == "xii")
+        #expect(CaseFolding.fold("Don\u{2019}t \u{201C}Stop\u{201D}") == "don't \"stop\"")
+        #expect(CaseFolding.fold("a\u{301}") == "á")
+        #expect(CaseFolding.fold("ROCK") == "rock")
+    }
 }
 
 /// Small `find`/`search` results are kept while the database is unchanged, and read again after any commit.

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 @testable import Library
 import Logging
+import MPDProtocol
 import Testing
 
 /// Schema upgrades of existing database files, and the `(tag, value)` index an update may drop while it writes.
@@ -52,6 +53,30 @@ import Testing
         // Deleting the song still takes its tags along (the foreign key on the new table).
         try database.writer.write { db in try db.execute(sql: "DELETE FROM song") }
         #expect(try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song_tag") } == 0)
+    }
+
+    /// A database whose folded values were made with MPD 0.23's case folding gets MPD 0.24's canonical form.
+    @Test func aDatabaseFromBeforeTheCanonicalFoldingIsFoldedAgain() throws {
+        let (directory, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try LibraryDatabase.migrator.migrate(queue, upTo: "v5-remote-collections")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO directory (path, parent_id) VALUES ('a', 1)")
+                try db.execute(sql: "INSERT INTO song (uri, directory_id, duration) VALUES ('a/x.flac', 2, 1.5)")
+                for (position, (value, oldFold)) in [("ｶﾀｶﾅ", "ｶﾀｶﾅ"), ("ROCK", "rock")].enumerated() {
+                    try db.execute(sql: """
+                        INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (1, 6, ?, ?, ?)
+                        """, arguments: [position, value, oldFold])
+                }
+            }
+        }
+        let database = try LibraryDatabase(path: path)
+        let folded = try database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT value_folded FROM song_tag ORDER BY position")
+        }
+        #expect(folded == ["カタカナ", "rock"])
     }
 
     @Test func openingPutsBackADroppedTagIndex() throws {
