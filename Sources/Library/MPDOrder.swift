@@ -43,15 +43,24 @@ struct CollationKey: Comparable {
     }
 
     static func < (a: CollationKey, b: CollationKey) -> Bool {
-        if a.key != b.key { return a.key.lexicographicallyPrecedes(b.key) }
-        return a.bytes.lexicographicallyPrecedes(b.bytes)
+        let order = compare(a.key, b.key)
+        return order != 0 ? order < 0 : compare(a.bytes, b.bytes) < 0
     }
 
     static func == (a: CollationKey, b: CollationKey) -> Bool { a.bytes == b.bytes }
 
     /// ICU's three-way answer (`IcuCollate`), without the bytewise tie-break.
-    static func collate(_ a: CollationKey, _ b: CollationKey) -> Int {
-        a.key == b.key ? 0 : a.key.lexicographicallyPrecedes(b.key) ? -1 : 1
+    static func collate(_ a: CollationKey, _ b: CollationKey) -> Int { compare(a.key, b.key) }
+
+    /// `memcmp` order of two byte strings, the shorter first when one begins the other: how sort keys compare.
+    private static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? Int(order) : x.count - y.count
+            }
+        }
     }
 }
 
