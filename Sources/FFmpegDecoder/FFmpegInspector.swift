@@ -106,13 +106,23 @@ public struct FFmpegInspector: AudioFileInspector {
             }
             // MPD reads mp3 tags with libid3tag, which reports no raw pairs; other formats show FFmpeg's.
             result.comments = container == "mp3" ? [] : pairs
+            let id3Frames = container == "mp3" ? ID3TextFrames.read(path: path) : [:]
             if Self.apeContainers.contains(container) {
                 // MPD reads APEv2 items itself (`tag_ape_scan2`), in the file's order.
                 for pair in pairs {
                     guard let name = Self.apeTagName(forKey: pair.key) else { continue }
                     for part in Self.splitValues(pair.value) { Self.append(name, part, to: &result.tags) }
                 }
+            } else if container == "mp3", id3Frames.isEmpty {
+                // No ID3v2 tag: MPD's MP3 decoder finds no tags, so its generic scan reads an APEv2 tag if there is
+                // one (`tag_ape_scan2`); an ID3v1 tag, which libavformat reports, MPD never reads.
+                for (key, value) in APETags.read(path: path) {
+                    guard let name = Self.apeTagName(forKey: key) else { continue }
+                    for part in Self.splitValues(value) { Self.append(name, part, to: &result.tags) }
+                }
             } else {
+                // WAV and AIFF (an ID3 chunk too) go to MPD 0.24's FFmpeg plugin, which it prefers to sndfile since
+                // 0.23.17: FFmpeg's order, not the ID3 scanner's.
                 let table = container == "mp3" ? Self.id3Order : Self.ffmpegOrder
                 for (name, keys) in table {
                     for key in keys {
@@ -122,9 +132,9 @@ public struct FFmpegInspector: AudioFileInspector {
                     }
                 }
                 if container == "mp3" {
-                    let frames = ID3TextFrames.read(path: path)
-                    Self.takeEveryValue(of: frames, into: &result.tags)
-                    Self.takeDate(of: frames, into: &result.tags)
+                    Self.takeEveryValue(of: id3Frames, into: &result.tags)
+                    Self.takeDate(of: id3Frames, into: &result.tags)
+                    Self.takeGenres(of: id3Frames, into: &result.tags)
                     // `tag_id3_import_musicbrainz` goes through the TXXX frames in the file's order.
                     for pair in pairs {
                         guard let name = Self.txxxNames[pair.key.lowercased()] else { continue }
@@ -179,13 +189,15 @@ public struct FFmpegInspector: AudioFileInspector {
     /// MPD keeps durations in whole milliseconds (`SongTime::FromS` truncates).
     static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded(.towardZero) / 1000 }
 
-    /// MPD's tag names as of 0.23 (`src/tag/Names.c`), in `TagType` order.
+    /// MPD's tag names as of 0.24 (`src/tag/Names.cxx`: TitleSort, Mood, ShowMovement and
+    /// MUSICBRAINZ_RELEASEGROUPID are new), in `TagType` order.
     static let mpdNames = ["Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title",
-                           "Track", "Name", "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer",
-                           "Conductor", "Work", "Movement", "MovementNumber", "Ensemble", "Location", "Grouping",
-                           "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID",
-                           "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID",
-                           "MUSICBRAINZ_WORKID"]
+                           "TitleSort", "Track", "Name", "Genre", "Mood", "Date", "OriginalDate", "Composer",
+                           "ComposerSort", "Performer", "Conductor", "Work", "Movement", "MovementNumber",
+                           "ShowMovement", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label",
+                           "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID",
+                           "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID",
+                           "MUSICBRAINZ_RELEASEGROUPID"]
 
     /// The ID3 `TXXX` descriptions MPD reads (`tag/Id3MusicBrainz.cxx`), as FFmpeg names them.
     static let txxx: [(String, [String])] = [
@@ -208,9 +220,11 @@ public struct FFmpegInspector: AudioFileInspector {
     static let id3Order: [(String, [String])] = [
         ("Artist", ["artist"]), ("AlbumArtist", ["album_artist"]), ("ArtistSort", ["artist-sort"]),
         ("AlbumSort", ["album-sort"]), ("AlbumArtistSort", ["tso2"]), ("Title", ["title"]), ("Album", ["album"]),
-        ("Track", ["track"]), ("Date", ["date"]), ("OriginalDate", ["tdor", "originaldate"]), ("Genre", ["genre"]),
+        ("Track", ["track"]), ("Date", ["date"]), ("OriginalDate", ["tdor", "originaldate", "tory"]),
+        ("Genre", ["genre"]),
         ("Composer", ["composer"]), ("Conductor", ["performer"]), ("Performer", ["tpe4"]),
         ("Grouping", ["tit1", "grouping"]), ("Comment", ["comment"]), ("Disc", ["disc"]), ("Label", ["publisher"]),
+        ("Mood", ["tmoo"]), ("TitleSort", ["title-sort"]),
     ]
 
     /// The ID3 text frames whose values are taken as they are (no genre numbers, track or date forms), by tag.
@@ -240,6 +254,17 @@ public struct FFmpegInspector: AudioFileInspector {
         tags.removeAll { $0.name == "Date" }
         guard let values = frames["TDRC"], let position else { return }
         tags.insert(contentsOf: values.map { Song.Tag("Date", $0) }, at: min(position, tags.count))
+    }
+
+    /// An ID3v2.4 `TCON` keeps its values as they are written (`(13)`, `(17)Rock`): libid3tag translates the
+    /// ID3v2.3 forms only, where libavformat turns any `(n)` into a genre name. A value that is a bare number keeps
+    /// libavformat's name for it.
+    static func takeGenres(of frames: [String: [String]], into tags: inout [Song.Tag]) {
+        guard frames[ID3TextFrames.versionKey] == ["4"], let values = frames["TCON"],
+              !values.allSatisfy({ $0.allSatisfy(\.isASCII) && Int($0) != nil }) else { return }
+        let position = tags.firstIndex { $0.name == "Genre" } ?? tags.count
+        tags.removeAll { $0.name == "Genre" }
+        tags.insert(contentsOf: values.map { Song.Tag("Genre", $0) }, at: min(position, tags.count))
     }
 
     /// The TXXX descriptions by the key FFmpeg gives them, to their tag.

@@ -14,8 +14,16 @@ enum ID3TextFrames {
         guard head[0] == 0x49, head[1] == 0x44, head[2] == 0x33, head[3] == 3 || head[3] == 4 else { return [:] }
         let size = syncsafe(head[6..<10])
         guard size > 0, size <= 16 << 20, let body = try? handle.read(upToCount: size) else { return [:] }
-        return parse(version: head[3], flags: head[5], body: [UInt8](body))
+        var frames = parse(version: head[3], flags: head[5], body: [UInt8](body))
+        // A tag without a single frame (ffmpeg writes one, all padding) is as good as none.
+        guard frames[frameCountKey] != nil else { return [:] }
+        frames[versionKey] = [String(head[3])]
+        return frames
     }
+
+    /// Pseudo frames in `parse`'s and `read`'s answer: the tag's major version (`3` or `4`), and the number of
+    /// frames of any kind (absent when there are none).
+    static let versionKey = "version", frameCountKey = "frames"
 
     static func parse(version: UInt8, flags: UInt8, body: [UInt8]) -> [String: [String]] {
         var data = body
@@ -36,6 +44,7 @@ enum ID3TextFrames {
             index = start + size
             guard size > 0, index <= data.count else { break }
             let name = String(decoding: id, as: UTF8.self)
+            frames[frameCountKey] = [String((frames[frameCountKey]?.first).flatMap { Int($0) }.map { $0 + 1 } ?? 1)]
             guard name.hasPrefix("T"), name != "TXXX" else { continue }
             var content = Array(data[start..<index])
             if version == 4 {

@@ -212,7 +212,9 @@ public enum DifferentialRunner {
         guard let directory else { return "<!sh needs `%library … private`>" }
         let outcome: Subprocess.Outcome
         do {
-            outcome = try Subprocess.run(["/bin/sh", "-c", "cd -- \"$1\" || exit 1; eval \"$2\"", "sh", directory, command])
+            // `$SUPPORT` is the package's Tests/Support, for the helpers that tag files.
+            outcome = try Subprocess.run(["/bin/sh", "-c", "cd -- \"$1\" || exit 1; SUPPORT=\"$3\"; eval \"$2\"", "sh",
+                                          directory, command, TestLibrary.supportDirectory])
         } catch {
             return "<sh failed: \(error)>"
         }

@@ -30,6 +30,13 @@ public enum TestLibrary {
     /// file's path).
     public static var generatorPath: String { generatorPath(for: "standard") }
 
+    /// `<package root>/Tests/Support`: the generators and the helpers `!sh` steps call (as `$SUPPORT`).
+    public static var supportDirectory: String {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tests/Support").path
+    }
+
     /// The generator of the named library.
     public static func generatorPath(for name: String) -> String {
         if name == "standard", let explicit = ProcessInfo.processInfo.environment["MAKE_LIBRARY"], !explicit.isEmpty {

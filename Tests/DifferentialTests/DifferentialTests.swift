@@ -81,7 +81,7 @@ struct DifferentialTests {
     private func recordIfAsked(_ comparison: Comparison) throws {
         guard let names = ProcessInfo.processInfo.environment["DIFF_RECORD"]?.split(separator: ","),
               names.contains(Substring(comparison.script.name)) else { return }
-        guard comparison.reference.entries.first?.lines.first?.hasPrefix("OK MPD 0.24.") == true else {
+        guard let version = comparison.oracleVersion, version >= DifferentialScript.ProtocolVersion(major: 0, minor: 24) else {
             throw HarnessProblem(description: "DIFF_RECORD needs MPD 0.24 as the oracle (MPD_BIN=…)")
         }
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts").path
