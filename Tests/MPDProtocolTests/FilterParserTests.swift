@@ -409,9 +409,10 @@ struct TimestampTests {
         ("99999999999999999999999", -1),
     ]
 
+    /// The parsed seconds, then MPD's nanosecond clock (which wraps outside 1678…2262, see `asSystemClock`).
     @Test(arguments: validStamps)
     func valid(_ text: String, _ expected: Int64) throws {
-        #expect(try FilterParser.parseTimestamp(text) == expected)
+        #expect(try FilterParser.parseTimestamp(text) == FilterParser.asSystemClock(expected))
     }
 
     static let invalidStamps: [(String, String)] = [
@@ -623,6 +624,15 @@ struct AudioFormatMatchTests {
         // An ACK from an exception is tidied (MPD 0.24); one MPD writes directly is not.
         #expect(ACKError(.arg, "Integer expected: ").line() == "ACK [2@0] {} Integer expected:")
         #expect(ACKError(.arg, "Unrecognized idle event: ", verbatim: true).line() == "ACK [2@0] {} Unrecognized idle event: ")
+    }
+
+    /// Times beyond 2262 wrap around in MPD's nanosecond clock: `2999-01-01` is in 1830.
+    @Test func timesAreMPDsSystemClock() throws {
+        #expect(try FilterParser.parseTimestamp("2020-01-02T03:04:05Z") == 1_577_934_245)
+        #expect(try FilterParser.parseTimestamp("-1") == -1)
+        let wrapped = try FilterParser.parseTimestamp("2999-01-01")
+        #expect(wrapped < 0 && wrapped > -5_000_000_000)
+        #expect(FilterParser.asSystemClock(32_472_144_000) == wrapped)
     }
 
     /// `SongFilter::ToExpression` after `Optimize`: what a `filter` sticker is stored under.

@@ -189,11 +189,14 @@ import Testing
     }
 
     @Test func configOnlyForLocalClients() async {
-        let server = TestSession.server { $0.musicDirectory = "/music" }
+        let server = TestSession.server {
+            $0.musicDirectory = "/music"
+            $0.playlistDirectory = "/playlists"
+        }
         let remote = await TestSession(server: server)
         #expect(await remote.send("config") == "ACK [4@0] {config} Command only permitted to local clients\n")
         let local = await TestSession(server: server, isLocal: true)
-        #expect(await local.send("config") == "music_directory: /music\nOK\n")
+        #expect(await local.send("config") == "music_directory: /music\nplaylist_directory: /playlists\npcre: 1\nOK\n")
         #expect(await local.send("urlhandlers").hasPrefix("handler: file://\n"))
     }
 

@@ -636,16 +636,26 @@ extension FilterParser {
 
 extension FilterParser {
     fileprivate static func parseTimestamp(_ text: [UInt8]) throws(ACKError) -> Int64 {
+        let seconds: Int64
         do {
-            return try ISO8601.parse(text)
+            seconds = try ISO8601.parse(text)
         } catch {
             // An integral UNIX time stamp (`strtoull`, whole string, at least one byte consumed).
             let number = cStrtoull(text)
-            if number.consumed > 0, number.consumed == text.count {
-                return Int64(bitPattern: number.value)
-            }
-            throw error
+            guard number.consumed > 0, number.consumed == text.count else { throw error }
+            seconds = Int64(bitPattern: number.value)
         }
+        return asSystemClock(seconds)
+    }
+
+    /// MPD keeps the time as a `std::chrono::system_clock::time_point` (`from_time_t`): nanoseconds in 64 bits, which
+    /// wrap around after the year 2262, so `(added-since '2999-01-01')` means a time in 1830 and matches every song.
+    /// The answer is the first whole second at or after that wrapped time, which compares with file times as MPD's
+    /// nanoseconds do.
+    static func asSystemClock(_ seconds: Int64) -> Int64 {
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue
+        let whole = nanoseconds / 1_000_000_000
+        return nanoseconds > 0 && nanoseconds % 1_000_000_000 != 0 ? whole + 1 : whole
     }
 }
 

@@ -25,9 +25,12 @@ enum ReflectionCommands {
                 throw ACKError(.permission, "Command only permitted to local clients")
             }
             var response = Response()
-            // MPD 0.23 prints only the music directory (0.24 adds playlist_directory and pcre; python-mpd2
-            // reads exactly one item).
+            // `handle_config` (0.24): the music directory, the playlist directory and PCRE support (NoSignal's
+            // filters always have it). python-mpd2 3.0's `config()` expects one item and answers None to this, as
+            // it does for MPD 0.24.
             if let music = context.server.settings.musicDirectory { response.add("music_directory", music) }
+            if let playlists = context.server.settings.playlistDirectory { response.add("playlist_directory", playlists) }
+            response.add("pcre", 1)
             return .ok(response)
         },
         CommandSpec("urlhandlers", .read, 0...0) { context, _ in
