@@ -45,7 +45,8 @@ public final class ServerProcess: @unchecked Sendable {
     /// `copyMusic`, the server gets a private copy of that tree instead (`cp -a`, times kept), which a
     /// script may change (`!sh`).
     public static func start(_ kind: ServerKind, extraConfig: [String] = [], musicDirectory: String? = nil,
-                             copyMusic: Bool = false, timeout: Double = 20) throws -> ServerProcess {
+                             copyMusic: Bool = false,
+                             timeout: Double = DifferentialRunner.environmentDouble("DIFF_START_TIMEOUT") ?? 20) throws -> ServerProcess {
         let executable = try executablePath(for: kind)
         var lastError: (any Error)?
         // A free port can be taken by someone else between probing and binding; retry then.
