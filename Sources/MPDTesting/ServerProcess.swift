@@ -46,7 +46,8 @@ public final class ServerProcess: @unchecked Sendable {
     /// script may change (`!sh`).
     public static func start(_ kind: ServerKind, extraConfig: [String] = [], musicDirectory: String? = nil,
                              copyMusic: Bool = false,
-                             timeout: Double = DifferentialRunner.environmentDouble("DIFF_START_TIMEOUT") ?? 20) throws -> ServerProcess {
+                             timeout: Double? = nil) throws -> ServerProcess {
+        let timeout = timeout ?? DifferentialRunner.environmentDouble("DIFF_START_TIMEOUT") ?? 20
         let executable = try executablePath(for: kind)
         var lastError: (any Error)?
         // A free port can be taken by someone else between probing and binding; retry then.
