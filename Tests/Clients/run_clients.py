@@ -104,6 +104,17 @@ def check(name):
     return wrap
 
 
+def raw_answer(connection, request):
+    """Reads the greeting, sends `request`, returns the answer up to its final OK and closes the connection."""
+    connection.recv(64)
+    connection.sendall(request)
+    answer = b""
+    while not answer.endswith(b"OK\n"):
+        answer += connection.recv(65536)
+    connection.close()
+    return answer
+
+
 def expect(condition, message):
     if not condition:
         raise AssertionError(message)
@@ -276,12 +287,7 @@ def unix_socket(_):
         # MPD 0.24's `config` has three items; python-mpd2 3.0 reads one (its config() gives None, as with MPD 0.24).
         raw = socket.socket(socket.AF_UNIX)
         raw.connect(sock)
-        raw.recv(64)
-        raw.sendall(b"config\n")
-        answer = b""
-        while not answer.endswith(b"OK\n"):
-            answer += raw.recv(4096)
-        raw.close()
+        answer = raw_answer(raw, b"config\n")
         expected = f"music_directory: {os.path.join(s.dir, 'music')}\nplaylist_directory: {d}\npcre: 1\nOK\n"
         expect(answer.decode() == expected, answer)
         expect("file://" in local.urlhandlers(), "file:// for local clients")
@@ -301,13 +307,7 @@ def unix_socket(_):
 def output_buffer(_):
     s = Server('max_output_buffer_size "64"')
     try:
-        probe = socket.create_connection(("127.0.0.1", s.port))
-        probe.recv(64)
-        probe.sendall(b"commands\n")
-        one = b""
-        while not one.endswith(b"OK\n"):
-            one += probe.recv(65536)
-        probe.close()
+        one = raw_answer(socket.create_connection(("127.0.0.1", s.port)), b"commands\n")
         raw = socket.create_connection(("127.0.0.1", s.port))
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         raw.recv(64)
