@@ -142,7 +142,44 @@ extension MusicLibrary {
                 ? "INSERT OR REPLACE INTO meta (key, value) VALUES ('db_update', ?)"
                 : "INSERT OR IGNORE INTO meta (key, value) VALUES ('db_update', ?)", arguments: [stamp])
         }
+        if modified, try database.writer.write({ db in try Self.cleanUpStickers(db) }) {
+            announce([Change(.stickers)])
+        }
         return modified
+    }
+
+    /// MPD's sticker cleanup once an update changed the database: the stickers of songs that left it
+    /// (`Instance::OnDatabaseSongRemoved`), and, as MPD 0.24's `StickerCleanupService`, those of tag values no song
+    /// has any more and of filters that match no song. Stickers of streams (`scheme://…`, NetEase songs) and of
+    /// playlists stay. Whether any went.
+    static func cleanUpStickers(_ db: GRDB.Database) throws -> Bool {
+        try db.execute(sql: """
+            DELETE FROM sticker WHERE type = 'song' AND instr(uri, '://') = 0
+                AND NOT EXISTS (SELECT 1 FROM song WHERE song.uri = sticker.uri)
+            """)
+        var changed = db.changesCount > 0
+        let objects = try Row.fetchAll(db, sql: """
+            SELECT DISTINCT type, uri FROM sticker WHERE type NOT IN ('song', 'playlist')
+            """)
+        for object in objects {
+            let type: String = object[0], uri: String = object[1]
+            let filter: FilterExpression
+            if type == "filter" {
+                guard let parsed = try? FilterParser.parse(arguments: [uri], foldCase: false) else { continue }
+                filter = parsed
+            } else {
+                guard let tag = TagName(parsing: type) else { continue }
+                filter = .tag(.tag(tag), StringMatch(uri))
+            }
+            let translation = FilterSQL.translate(filter)
+            let exists = translation.withClause + SQL(sql: """
+                SELECT EXISTS(SELECT 1 FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
+                """) + translation.condition + ")"
+            guard try Bool.fetchOne(db, SQLRequest<Bool>(literal: exists)) == false else { continue }
+            try db.execute(sql: "DELETE FROM sticker WHERE type = ? AND uri = ?", arguments: [type, uri])
+            changed = true
+        }
+        return changed
     }
 }
 
