@@ -256,16 +256,65 @@ public struct FFmpegInspector: AudioFileInspector {
         tags.insert(contentsOf: values.map { Song.Tag("Date", $0) }, at: min(position, tags.count))
     }
 
-    /// An ID3v2.4 `TCON` keeps its values as they are written (`(13)`, `(17)Rock`): libid3tag translates the
-    /// ID3v2.3 forms only, where libavformat turns any `(n)` into a genre name. A value that is a bare number keeps
-    /// libavformat's name for it.
+    /// Genres as libid3tag (MPD's reader) gives them, replacing libavformat's: an ID3v2.3 `TCON` is read as that
+    /// version wrote it (`(RX)(17)Rock` is Remix, Rock, Rock: `translate_TCON`), an ID3v2.4 one has its values as
+    /// they are; then each value that is a number 0…147, `RX` or `CR` becomes its name (`id3_genre_name`), so
+    /// `(13)` in ID3v2.4 stays `(13)`.
     static func takeGenres(of frames: [String: [String]], into tags: inout [Song.Tag]) {
-        guard frames[ID3TextFrames.versionKey] == ["4"], let values = frames["TCON"],
-              !values.allSatisfy({ $0.allSatisfy(\.isASCII) && Int($0) != nil }) else { return }
+        guard let values = frames["TCON"] else { return }
+        let version3 = frames[ID3TextFrames.versionKey] == ["3"]
+        let genres = (version3 ? values.flatMap(id3v23Genres) : values).map(id3GenreName).filter { !$0.isEmpty }
         let position = tags.firstIndex { $0.name == "Genre" } ?? tags.count
         tags.removeAll { $0.name == "Genre" }
-        tags.insert(contentsOf: values.map { Song.Tag("Genre", $0) }, at: min(position, tags.count))
+        tags.insert(contentsOf: genres.map { Song.Tag("Genre", $0) }, at: min(position, tags.count))
     }
+
+    /// The ID3v2.3 genre syntax: references in parentheses (`(17)`, `(RX)`, `(CR)`; `((` starts text), then text.
+    static func id3v23Genres(_ text: String) -> [String] {
+        var result: [String] = []
+        var rest = Substring(text)
+        while rest.hasPrefix("("), !rest.hasPrefix("(("), let close = rest.firstIndex(of: ")") {
+            let reference = rest[rest.index(after: rest.startIndex)..<close]
+            guard reference == "RX" || reference == "CR" || (!reference.isEmpty && reference.allSatisfy(\.isASCII)
+                                                              && reference.allSatisfy(\.isNumber)) else { break }
+            result.append(String(reference))
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.hasPrefix("((") { rest = rest.dropFirst() }
+        if !rest.isEmpty { result.append(String(rest)) }
+        return result
+    }
+
+    /// `id3_genre_name`: a number of the ID3v1 list (0…147, libid3tag's spelling), `RX` and `CR` by name; anything
+    /// else, larger numbers included, as it is.
+    static func id3GenreName(_ value: String) -> String {
+        if value == "RX" { return "Remix" }
+        if value == "CR" { return "Cover" }
+        if value.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(value), number < id3Genres.count {
+            return id3Genres[number]
+        }
+        return value
+    }
+
+    /// libid3tag's ID3v1 genre names, numbers 0…147 (as MPD 0.23.12 shows them for `(0)` … `(147)`).
+    static let id3Genres = [
+        "Blues", "Classic Rock", "Country", "Dance", "Disco", "Funk", "Grunge", "Hip-Hop", "Jazz", "Metal",
+        "New Age", "Oldies", "Other", "Pop", "R&B", "Rap", "Reggae", "Rock", "Techno", "Industrial", "Alternative",
+        "Ska", "Death Metal", "Pranks", "Soundtrack", "Euro-Techno", "Ambient", "Trip-Hop", "Vocal", "Jazz+Funk",
+        "Fusion", "Trance", "Classical", "Instrumental", "Acid", "House", "Game", "Sound Clip", "Gospel", "Noise",
+        "AlternRock", "Bass", "Soul", "Punk", "Space", "Meditative", "Instrumental Pop", "Instrumental Rock",
+        "Ethnic", "Gothic", "Darkwave", "Techno-Industrial", "Electronic", "Pop-Folk", "Eurodance", "Dream",
+        "Southern Rock", "Comedy", "Cult", "Gangsta", "Top 40", "Christian Rap", "Pop/Funk", "Jungle",
+        "Native American", "Cabaret", "New Wave", "Psychedelic", "Rave", "Showtunes", "Trailer", "Lo-Fi", "Tribal",
+        "Acid Punk", "Acid Jazz", "Polka", "Retro", "Musical", "Rock & Roll", "Hard Rock", "Folk", "Folk/Rock",
+        "National Folk", "Swing", "Fast-Fusion", "Bebob", "Latin", "Revival", "Celtic", "Bluegrass", "Avantgarde",
+        "Gothic Rock", "Progressive Rock", "Psychedelic Rock", "Symphonic Rock", "Slow Rock", "Big Band", "Chorus",
+        "Easy Listening", "Acoustic", "Humour", "Speech", "Chanson", "Opera", "Chamber Music", "Sonata", "Symphony",
+        "Booty Bass", "Primus", "Porn Groove", "Satire", "Slow Jam", "Club", "Tango", "Samba", "Folklore", "Ballad",
+        "Power Ballad", "Rhythmic Soul", "Freestyle", "Duet", "Punk Rock", "Drum Solo", "A Capella", "Euro-House",
+        "Dance Hall", "Goa", "Drum & Bass", "Club-House", "Hardcore", "Terror", "Indie", "BritPop", "Negerpunk",
+        "Polsk Punk", "Beat", "Christian Gangsta Rap", "Heavy Metal", "Black Metal", "Crossover",
+        "Contemporary Christian", "Christian Rock", "Merengue", "Salsa", "Thrash Metal", "Anime", "JPop", "Synthpop"    ]
 
     /// The TXXX descriptions by the key FFmpeg gives them, to their tag.
     static let txxxNames: [String: String] = {

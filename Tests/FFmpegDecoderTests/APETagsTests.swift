@@ -36,3 +36,19 @@ import Testing
         #expect(APETags.read(path: path).isEmpty)
     }
 }
+
+/// Genres as libid3tag reads them.
+@Suite struct ID3GenreTests {
+    @Test func version3ReferencesAndText() {
+        #expect(FFmpegInspector.id3v23Genres("(RX)(17)Rock") == ["RX", "17", "Rock"])
+        #expect(FFmpegInspector.id3v23Genres("(4)") == ["4"])
+        #expect(FFmpegInspector.id3v23Genres("((Not a reference)") == ["(Not a reference)"])
+        #expect(FFmpegInspector.id3v23Genres("Eurodance") == ["Eurodance"])
+        #expect(FFmpegInspector.id3v23Genres("(abc)x") == ["(abc)x"])
+    }
+
+    @Test func namesOfNumbers() {
+        #expect(["13", "RX", "CR", "40", "147", "148", "(13)", "Pop"].map(FFmpegInspector.id3GenreName)
+                == ["Pop", "Remix", "Cover", "AlternRock", "Synthpop", "148", "(13)", "Pop"])
+    }
+}

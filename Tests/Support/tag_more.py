@@ -44,6 +44,16 @@ t.add(TRCK(encoding=0, text=["03/12"]))
 t.add(TCOM(encoding=1, text=["Comp One/Comp Two"]))
 t.save(f"{d}/v23.mp3", v2_version=3)
 
+# Genres as numbers: ID3v2.4 "13" alone, ID3v2.3 with the refinements (RX) and (CR) and a number with text.
+t = ID3()
+t.add(TIT2(encoding=3, text=["Genre Number"]))
+t.add(TCON(encoding=3, text=["13"]))
+t.save(f"{d}/genre24.mp3", v2_version=4)
+t = ID3()
+t.add(TIT2(encoding=0, text=["Genre Refinements"]))
+t.add(TCON(encoding=0, text=["(RX)(17)Rock"]))
+t.save(f"{d}/genre23.mp3", v2_version=3)
+
 # A huge value and an embedded cover.
 t = ID3()
 t.add(TIT2(encoding=3, text=["Big"]))
