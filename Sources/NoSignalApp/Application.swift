@@ -94,6 +94,7 @@ public struct Application {
             audio.addOutput(output.description, enabled: output.enabled, makeSink: output.makeSink)
         }
         self.audio = audio
+        fifoPaths = outputs.compactMap(\.fifoPath)
         // The state file keeps where the song was (`time:`), read from the engine when it is written.
         saver?.attach {
             store.partition(PlayerState.defaultPartition).map { partition in
@@ -175,6 +176,9 @@ public struct Application {
     private let stateSaver: StateFileSaver?
     private let library: MusicLibrary?
     private let audio: AudioPlayer
+    /// The pipes of this application's fifo outputs: closed when it stops. Only these: the pipes are held
+    /// process-wide, and another application in the same process (tests, the fuzzer) keeps its own open.
+    private let fifoPaths: [String]
     private let watcher: DirectoryWatcher?
     private let catalog: NetEaseCatalog?
     private let scrobbler: NetEaseScrobbler?
@@ -202,7 +206,8 @@ public struct Application {
         // The NetEase collection is synced on start and every `sync_interval` seconds (0: only `update NetEase`).
         let sync = catalog?.startBackgroundSync(interval: config.netease.syncInterval)
         scrobbler?.start()
-        let (library, watcher, scrobbler, stateSaver, audio) = (library, watcher, scrobbler, stateSaver, audio)
+        let (library, watcher, scrobbler, stateSaver, audio, fifoPaths) = (library, watcher, scrobbler, stateSaver, audio,
+                                                                           fifoPaths)
         return Services {
             sync?.stop()
             scrobbler?.stop()
@@ -213,7 +218,7 @@ public struct Application {
             // Saved before the player stops, so that `time:` is where the song was.
             stateSaver?.saveNow()
             audio.shutdown()
-            FifoSink.shutdown()
+            for path in fifoPaths { FifoSink.shutdown(path: path) }
         }
     }
 

@@ -14,6 +14,8 @@ public struct ConfiguredOutput {
     public var makeSink: SinkFactory
     /// `mixer_type "hardware"` on an ALSA output: `setvol` turns the card's knob instead of scaling samples.
     var hardwareMixer: (any HardwareMixer)?
+    /// A fifo output's pipe, which the application closes (and removes, if it made it) when it stops.
+    var fifoPath: String?
 
     public static func all(_ config: Configuration) throws(ConfigError) -> [ConfiguredOutput] {
         var blocks = config.audioOutputs
@@ -56,6 +58,7 @@ public struct ConfiguredOutput {
         // Only ALSA has a hardware mixer; elsewhere "hardware" falls back to scaling the samples.
         let software = mixer == "software" || (mixer == "hardware" && type != "alsa")
         var hardwareMixer: (any HardwareMixer)?
+        var fifoPath: String?
         let paced = try bool(block, "sync", default: true)
         var description = OutputDescription(id: id, name: name, plugin: type, format: format,
                                             softwareMixer: software, paced: paced)
@@ -79,6 +82,7 @@ public struct ConfiguredOutput {
         case "fifo":
             guard let path = block["path"] else { throw block.error("missing \"path\" setting") }
             makeSink = { FifoSink(path: path) }
+            fifoPath = path
         case "pipe":
             guard let command = block["command"] else { throw block.error("missing \"command\" setting") }
             makeSink = { PipeSink(command: command) }
@@ -92,7 +96,7 @@ public struct ConfiguredOutput {
             throw block.error("no such audio output plugin: \"\(type)\"", key: "type")
         }
         return ConfiguredOutput(description: description, enabled: enabled, makeSink: makeSink,
-                                hardwareMixer: hardwareMixer)
+                                hardwareMixer: hardwareMixer, fifoPath: fifoPath)
     }
 
     /// `encoder` (MPD's names: `lame`/`shine` for MP3, `vorbis`, `opus`, `flac`, `wave`; default `vorbis`) with
