@@ -16,7 +16,8 @@ import Synchronization
 /// The pipe stays open and in place for the life of the process, not just while playing: a visualizer keeps its
 /// descriptor across stop and play, and a pipe removed and created again (the engine makes a new sink at each
 /// open) would leave it reading a dead inode. So the descriptors live in a process-wide table keyed by path, and
-/// a pipe this process created is removed by `FifoSink.shutdown()` at exit, as MPD removes its own.
+/// a pipe this process created is removed by `FifoSink.shutdown(path:)` when the application that plays into it
+/// stops, as MPD removes its own (only that application's pipes: others in the process keep theirs).
 public final class FifoSink: AudioSink {
     public let path: String
 
