@@ -113,9 +113,10 @@ public struct FFmpegInspector: AudioFileInspector {
                     guard let name = Self.apeTagName(forKey: pair.key) else { continue }
                     for part in Self.splitValues(pair.value) { Self.append(name, part, to: &result.tags) }
                 }
-            } else if container == "mp3", id3Frames.isEmpty {
-                // No ID3v2 tag: MPD's MP3 decoder finds no tags, so its generic scan reads an APEv2 tag if there is
-                // one (`tag_ape_scan2`); an ID3v1 tag, which libavformat reports, MPD never reads.
+            } else if container == "mp3", id3Frames[ID3TextFrames.taggingKey] == nil {
+                // No ID3v2 tag, or one with nothing but pictures: MPD's MP3 decoder finds no tags, so its generic scan
+                // reads an APEv2 tag if there is one (`tag_ape_scan2`); an ID3v1 tag, which libavformat reports, MPD
+                // never reads.
                 for (key, value) in APETags.read(path: path) {
                     guard let name = Self.apeTagName(forKey: key) else { continue }
                     for part in Self.splitValues(value) { Self.append(name, part, to: &result.tags) }

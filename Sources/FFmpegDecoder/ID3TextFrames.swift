@@ -24,6 +24,8 @@ enum ID3TextFrames {
     /// Pseudo frames in `parse`'s and `read`'s answer: the tag's major version (`3` or `4`), and the number of
     /// frames of any kind (absent when there are none).
     static let versionKey = "version", frameCountKey = "frames"
+    /// Present when the tag has a frame MPD takes a tag from (text, comment, MusicBrainz id), not only pictures.
+    static let taggingKey = "tagging"
 
     static func parse(version: UInt8, flags: UInt8, body: [UInt8]) -> [String: [String]] {
         var data = body
@@ -45,6 +47,7 @@ enum ID3TextFrames {
             guard size > 0, index <= data.count else { break }
             let name = String(decoding: id, as: UTF8.self)
             frames[frameCountKey] = [String((frames[frameCountKey]?.first).flatMap { Int($0) }.map { $0 + 1 } ?? 1)]
+            if name.hasPrefix("T") || name == "COMM" || name == "UFID" { frames[taggingKey] = ["1"] }
             guard name.hasPrefix("T"), name != "TXXX" else { continue }
             var content = Array(data[start..<index])
             if version == 4 {

@@ -62,6 +62,11 @@ t.add(TPE2(encoding=3, text=["Cover AA"]))
 t.add(APIC(encoding=3, mime="image/png", type=3, desc="front", data=b"\x89PNG\r\n\x1a\n" + b"\0" * 200000))
 t.save(f"{d}/big.mp3", v2_version=4)
 
+# A cover and nothing else in the ID3v2 tag, with an ID3v1 tag (written by id3v2 in the script): MPD reads neither.
+t = ID3()
+t.add(APIC(encoding=3, mime="image/png", type=3, desc="", data=b"\x89PNG\r\n\x1a\n" + b"\0" * 100))
+t.save(f"{d}/picture-v1.mp3", v2_version=3)
+
 # APEv2 on an MP3 that has no ID3v2.
 ape = APEv2()
 ape["Title"] = "Ape On Mp3"
