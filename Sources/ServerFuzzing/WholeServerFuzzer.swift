@@ -84,12 +84,14 @@ public final class WholeServerFuzzer: @unchecked Sendable {
     }
 
     /// Sends `input` as one client's bytes, waits until the server has answered all it will and returns the
-    /// answer (greeting included). Throws `Hang` when the connection still has work after `inputDeadline`.
+    /// answer (greeting included). Throws `Hang` when the connection still has work after `deadline` (the fuzzer's
+    /// `inputDeadline` unless told otherwise).
     ///
     /// The connection is set up, fed and closed inside the loop in as few hops as possible: the fuzzer's speed is
     /// what decides how many inputs it tries.
     @discardableResult
-    public func run(_ input: [UInt8], isLocal: Bool = false) async throws -> [UInt8] {
+    public func run(_ input: [UInt8], isLocal: Bool = false,
+                    deadline allowed: Duration = inputDeadline) async throws -> [UInt8] {
         inputs += 1
         let channel = NIOAsyncTestingChannel(loop: loop)
         let service = application.service
@@ -102,7 +104,7 @@ public final class WholeServerFuzzer: @unchecked Sendable {
             channel.pipeline.fireChannelRead(ByteBuffer(bytes: input))
             channel.pipeline.fireChannelReadComplete()
         }
-        let deadline = ContinuousClock.now + Self.inputDeadline
+        let deadline = ContinuousClock.now + allowed
         var watchdog: Task<Void, any Error>?
         defer { watchdog?.cancel() }
         while true {
@@ -110,7 +112,7 @@ public final class WholeServerFuzzer: @unchecked Sendable {
             let pending = try await loop.executeInContext { MPDService.pendingWork(channel) }
             if case .none = pending { break }
             guard ContinuousClock.now < deadline else {
-                throw Hang(description: "the connection still had work after \(Self.inputDeadline)")
+                throw Hang(description: "the connection still had work after \(allowed)")
             }
             // Input or a command list in parts goes on in the loop's next turn, scheduled a moment ahead (the testing
             // loop's clock moves only when told).

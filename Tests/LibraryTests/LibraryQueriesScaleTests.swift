@@ -9,9 +9,11 @@ import Testing
 @Suite struct LibraryQueriesScaleTests {
     static let artists = 1000
 
-    static func makeLibrary() throws -> QueryFixture {
+    /// Written through GRDB's async write, on the database's own queue: seconds of inserts on the concurrency pool
+    /// would starve the tests that run beside this one.
+    static func makeLibrary() async throws -> QueryFixture {
         let fixture = try QueryFixture()
-        try fixture.database.writer.write { db in
+        try await fixture.database.writer.write { db in
             let directory = try db.makeStatement(sql: "INSERT INTO directory (path, parent_id) VALUES (?, ?)")
             let song = try db.makeStatement(sql: """
                 INSERT INTO song (uri, directory_id, duration, last_modified, added, audio_format)
@@ -63,7 +65,7 @@ import Testing
     }
 
     @Test func queriesOnAHundredThousandSongs() async throws {
-        let fixture = try await Self.time("generate 100,000 songs") { try Self.makeLibrary() }
+        let fixture = try await Self.time("generate 100,000 songs") { try await Self.makeLibrary() }
         let queries = fixture.queries
         if let copy = ProcessInfo.processInfo.environment["NOSIGNAL_SCALE_DB"] {
             try await fixture.database.writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [copy]) }

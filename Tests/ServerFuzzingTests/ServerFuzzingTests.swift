@@ -6,9 +6,15 @@ import Testing
 /// send) and every input in `Fuzz/regressions` go through one real server over in-memory connections. A crash ends
 /// the test process (a failed run); each input must finish within the fuzzer's deadline, and the server must still
 /// answer afterwards.
+///
+/// The deadline here is longer than the fuzzer's: this test runs beside six hundred others on two cores, and a
+/// deferred command's work shares the concurrency pool with them, so ten seconds of wall time was once not enough
+/// for `play` in CI. A hang, the thing looked for, never ends; a minute still catches it.
 @Suite(.serialized) struct ServerFuzzingTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
+
+    static let deadline: Duration = .seconds(60)
 
     @Test func seedsAndRegressionsRunWithoutCrashOrHang() async throws {
         let fuzzer = try await WholeServerFuzzer.make()
@@ -21,9 +27,9 @@ import Testing
         #expect(regressions.count >= 3)
         for input in seeds + regressions {
             await #expect(throws: Never.self, "\(input.name)") {
-                try await fuzzer.run(input.bytes, isLocal: input.bytes.count % 2 == 1)
+                try await fuzzer.run(input.bytes, isLocal: input.bytes.count % 2 == 1, deadline: Self.deadline)
             }
-            let answer = try await fuzzer.run(Array("ping\n".utf8))
+            let answer = try await fuzzer.run(Array("ping\n".utf8), deadline: Self.deadline)
             #expect(String(decoding: answer, as: UTF8.self).hasSuffix("OK\n"), "after \(input.name)")
         }
         await fuzzer.stop()
@@ -33,11 +39,11 @@ import Testing
     @Test func absurdSeeksAreAnsweredAndPlayOn() async throws {
         let fuzzer = try await WholeServerFuzzer.make()
         let bytes = FileManager.default.contents(atPath: Self.root + "/Fuzz/regressions/seek-absurd-times")!
-        let answer = String(decoding: try await fuzzer.run([UInt8](bytes)), as: UTF8.self)
+        let answer = String(decoding: try await fuzzer.run([UInt8](bytes), deadline: Self.deadline), as: UTF8.self)
         #expect(!answer.contains("ACK"), "\(answer)")
         #expect(answer.contains("state: play\n"), "\(answer)")
         let list = FileManager.default.contents(atPath: Self.root + "/Fuzz/regressions/long-command-list")!
-        let listAnswer = String(decoding: try await fuzzer.run([UInt8](list)), as: UTF8.self)
+        let listAnswer = String(decoding: try await fuzzer.run([UInt8](list), deadline: Self.deadline), as: UTF8.self)
         #expect(listAnswer.components(separatedBy: "list_OK\n").count - 1 == 40_000)
         await fuzzer.stop()
     }
