@@ -19,7 +19,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
-        // C system libraries and the one shim for what Swift cannot import.
+        // C system libraries and a shim each for what Swift cannot import from them.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
@@ -27,7 +27,10 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         /// QR codes for `nosignal login` (libqrencode).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .target(name: "CShim", dependencies: ["CFFmpeg", "CCurl"]),
+        /// FFmpeg's function-like macros and the headers CFFmpeg does not cover.
+        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
+        /// curl's variadic setopt/getinfo with their real types.
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
         /// ICU as MPD uses it: the root collation (the order of directories and songs, `IcuCollate`) and 0.24's
         /// canonical form for case-insensitive filters (`IcuCanonicalize`); Debian's MPD links the same libicu.
         .target(name: "CICUText", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
@@ -37,6 +40,10 @@ let package = Package(
         // The pure centre.
         .target(name: "MPDProtocol", dependencies: ["CICUText"], swiftSettings: swiftSettings),
         .target(name: "PlayerCore", swiftSettings: swiftSettings),
+        /// The server's ports: what the protocol needs of a music database, stored playlists, stickers and a streaming
+        /// catalogue, with the values they exchange and the errors they throw. The edges implement them; the server
+        /// and the wiring only see these.
+        .target(name: "ServerPorts", dependencies: ["MPDProtocol", "PlayerCore"], swiftSettings: swiftSettings),
         .target(name: "PlayerRuntime", dependencies: [
             "PlayerCore",
             "MPDProtocol",
@@ -45,21 +52,21 @@ let package = Package(
 
         // Edges.
         .target(name: "Library", dependencies: [
-            "PlayerCore", "MPDProtocol", "CICUText",
+            "PlayerCore", "MPDProtocol", "ServerPorts", "CICUText",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .target(name: "NetEase", dependencies: [
-            "PlayerCore", "CCurl", "CCrypto", "CShim", "CQREncode",
+            "PlayerCore", "CCurl", "CCrypto", "CCurlShim", "CQREncode",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
-        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CShim"], swiftSettings: swiftSettings),
+        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: swiftSettings),
         .target(name: "ALSAOutput", dependencies: ["PlayerCore", "CALSA"], swiftSettings: swiftSettings),
         /// The outputs that need no C library beyond the system's: null, fifo, pipe, httpd (encoding through the
         /// `AudioEncoderFactory` port, sockets through Glibc on the output's own thread).
         .target(name: "AudioOutputs", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .target(name: "MPDServer", dependencies: [
-            "MPDProtocol", "PlayerCore", "PlayerRuntime",
+            "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -70,15 +77,16 @@ let package = Package(
 
         // Composition root.
         // NetEase as a music source of the server: the virtual directory, `netease://` URIs, online search, the
-        // synced collection; the glue between the NetEase client, the library and the server's ports.
+        // synced collection; the glue between the NetEase client, the library and the server's ports. It knows the
+        // ports, not the server, and takes its settings as a value (`NetEaseLibrary.Settings`), not the configuration.
         .target(name: "NetEaseLibrary", dependencies: [
-            "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "Library", "NetEase", "NoSignalConfig",
+            "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "Library", "NetEase",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         /// The live server built from a configuration: every edge wired to the server's ports. A library, so that
         /// the executable and the whole-server protocol fuzzer run the same wiring.
         .target(name: "NoSignalApp", dependencies: [
-            "CMalloc", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "NoSignalConfig",
+            "CMalloc", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "MPDServer", "NoSignalConfig",
             "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -95,9 +103,7 @@ let package = Package(
         // Test support: live clients and the real-MPD differential runner.
         /// A fake NetEase server speaking the real wire protocol (weapi/eapi), for the tests and `make demo`.
         /// Plain POSIX sockets on its own threads, so it needs nothing beyond NetEase's crypto and Foundation.
-        /// Links FFmpeg itself: NetEase's C shim references it but only FFmpegDecoder's import pulls it in.
-        .target(name: "FakeNetEase", dependencies: ["NetEase"], swiftSettings: swiftSettings,
-                linkerSettings: ["avformat", "avcodec", "avutil", "swresample"].map { .linkedLibrary($0) }),
+        .target(name: "FakeNetEase", dependencies: ["NetEase"], swiftSettings: swiftSettings),
         .executableTarget(name: "fake-netease", dependencies: ["FakeNetEase"], swiftSettings: swiftSettings),
         .target(name: "MPDTesting", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
         /// The whole server under a protocol fuzzer (`WholeServerFuzzer`) and its seed corpus.
@@ -115,8 +121,8 @@ let package = Package(
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlayerRuntimeTests", dependencies: ["PlayerRuntime", "PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "MPDServerTests", dependencies: [
-            "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDTesting", "Library", "FFmpegDecoder",
-            "NoSignalApp",
+            "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "MPDTesting", "Library",
+            "FFmpegDecoder", "NoSignalApp",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -127,7 +133,7 @@ let package = Package(
         .testTarget(name: "EdgeLinkTests", dependencies: ["FFmpegDecoder", "ALSAOutput", "NetEase", "Library", "PlayerCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "LibraryTests", dependencies: [
-            "Library", "FFmpegDecoder", "PlayerCore", "MPDProtocol",
+            "Library", "FFmpegDecoder", "PlayerCore", "MPDProtocol", "ServerPorts",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
@@ -143,7 +149,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "FakeNetEaseTests", dependencies: ["TestTools", "FakeNetEase", "NetEase"], swiftSettings: swiftSettings),
         .testTarget(name: "NetEaseLibraryTests", dependencies: [
-            "NetEaseLibrary", "NetEase", "FakeNetEase", "Library", "MPDServer", "MPDProtocol", "PlayerCore",
+            "NetEaseLibrary", "NetEase", "FakeNetEase", "Library", "MPDServer", "MPDProtocol", "PlayerCore", "ServerPorts",
             "NoSignalConfig", "TestTools", "PlayerRuntime", "FFmpegDecoder", "ALSAOutput", "NoSignalApp",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),

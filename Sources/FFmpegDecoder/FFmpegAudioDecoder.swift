@@ -1,5 +1,5 @@
 import CFFmpeg
-import CShim
+import CFFmpegShim
 import PlayerCore
 
 /// Opens songs with libavformat/libavcodec: the decoder edge of the player.

@@ -1,5 +1,5 @@
 import CFFmpeg
-import CShim
+import CFFmpegShim
 
 /// What this machine's FFmpeg can play, for `decoders`: the audio file suffixes and MIME types whose demuxer is
 /// present in the linked libavformat. Asked at run time, so it matches what actually plays.

@@ -1,5 +1,5 @@
 import CFFmpeg
-import CShim
+import CFFmpegShim
 import PlayerCore
 
 /// Makes the `httpd` output's stream encoders with libavcodec (and libavformat's Ogg muxer).

@@ -1,5 +1,5 @@
 import CFFmpeg
-import CShim
+import CFFmpegShim
 import PlayerCore
 
 /// Reads tags, duration, audio format and the embedded picture of a file with libavformat (no decoding), like

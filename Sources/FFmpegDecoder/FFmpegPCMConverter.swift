@@ -1,5 +1,5 @@
 import CFFmpeg
-import CShim
+import CFFmpegShim
 import PlayerCore
 
 /// Makes libswresample converters between the player's PCM formats.

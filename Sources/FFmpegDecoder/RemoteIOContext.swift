@@ -1,5 +1,5 @@
 import CFFmpeg
-import CShim
+import CFFmpegShim
 import PlayerCore
 
 /// Feeds libavformat from a `RemoteInput` through a custom `AVIOContext`, so network I/O (libcurl, in the NetEase

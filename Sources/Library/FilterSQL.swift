@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MPDProtocol
+import ServerPorts
 import Synchronization
 
 /// Translates a `FilterExpression` into an SQL condition on `song AS s` with MPD's matching rules
@@ -179,14 +180,14 @@ enum FilterFunctions {
     private static let cache = Mutex<[String: CompiledRegex]>([:])
 
     /// Compiles like MPD's `UniqueRegex::Compile` (`PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE`, plus `PCRE2_CASELESS`).
-    static func compile(_ pattern: String, caseless: Bool) throws(ACKError) -> CompiledRegex {
+    static func compile(_ pattern: String, caseless: Bool) throws(PortError) -> CompiledRegex {
         let key = (caseless ? "i" : "c") + pattern
         if let cached = cache.withLock({ $0[key] }) { return cached }
         let compiled: CompiledRegex
         if let pcre = PCRE2.shared {
             switch pcre.compile(pattern, caseless: caseless) {
             case .success(let code): compiled = CompiledRegex(pcre: code)
-            case .failure(let error): throw ACKError(.arg, error.message)
+            case .failure(let error): throw PortError.invalid(error.message)
             }
         } else {
             var options: NSRegularExpression.Options = [.dotMatchesLineSeparators]
@@ -194,7 +195,7 @@ enum FilterFunctions {
             do {
                 compiled = CompiledRegex(try NSRegularExpression(pattern: pattern, options: options))
             } catch {
-                throw ACKError(.arg, "Error in regex at offset 0: invalid regular expression")
+                throw PortError.invalid("Error in regex at offset 0: invalid regular expression")
             }
         }
         cache.withLock { cache in
@@ -205,7 +206,7 @@ enum FilterFunctions {
     }
 
     /// MPD's check while parsing: the error text is PCRE2's own when libpcre2 is available.
-    static func validate(_ pattern: String, caseless: Bool) throws(ACKError) {
+    static func validate(_ pattern: String, caseless: Bool) throws(PortError) {
         _ = try compile(pattern, caseless: caseless)
     }
 

@@ -1,6 +1,7 @@
 import GRDB
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// The database queries of the protocol (`find`, `search`, `count`, `list` …) over the library's SQLite file.
 /// Filters become SQL (`FilterSQL`); MPD's walk order, `sort` and `window` are applied in Swift on the matching
@@ -30,7 +31,7 @@ public final class LibraryQueries: Sendable {
     }
 
     /// Compiles a `=~` pattern as the filter parser's `validateRegex` hook.
-    public func validateRegex(_ pattern: String, caseless: Bool) throws(ACKError) {
+    public func validateRegex(_ pattern: String, caseless: Bool) throws(PortError) {
         try FilterFunctions.validate(pattern, caseless: caseless)
     }
 
@@ -160,7 +161,7 @@ public final class LibraryQueries: Sendable {
             SELECT EXISTS (SELECT 1 FROM directory WHERE path = ?) OR EXISTS (SELECT 1 FROM song WHERE uri = ?)
                 OR EXISTS (SELECT 1 FROM remote_directory WHERE path = ?)
             """), arguments: [base, base, base]) ?? false
-        guard exists else { throw ACKError(.noExist, "No such directory") }
+        guard exists else { throw PortError.notFound("No such directory") }
     }
 
     /// `(id, value)` rows: each matching song's values of `tag`, or of the first fallback tag it has, or `""`

@@ -1,5 +1,6 @@
 import GRDB
 import MPDProtocol
+import ServerPorts
 
 /// MPD's sticker database (`src/sticker/Database.cxx`) in the library's SQLite file, in MPD's schema
 /// (`sticker(type, uri, name, value)`, unique on `(type, uri, name)`).
@@ -65,8 +66,9 @@ public final class StickerDatabase: Sendable {
     /// `contains` and `starts_with` use `LIKE` (ASCII letters in any case, `%` and `_` as wildcards), as MPD's SQL
     /// does. Songs are matched at or below the directory `base`; other objects by `LIKE` on a prefix of their URI,
     /// as MPD does (`""`: everything). Without a sort they come in URI order.
-    public func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
-                             descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)] {
+    public func findStickers(type: String, base: String, name: String, comparison: StickerComparison?,
+                             sort: StickerSort?, descending: Bool,
+                             window: RangeArgument?) async throws -> [(uri: String, value: String)] {
         try await writer.read { db in
             var sql: SQL = "SELECT uri, value FROM sticker WHERE type = \(type) AND name = \(name)"
             if type != "song" {
@@ -76,25 +78,25 @@ public final class StickerDatabase: Sendable {
                 let upper = base + "0"
                 sql = sql + " AND uri >= \(lower) AND uri < \(upper)"
             }
-            if let op, let value {
-                switch op {
-                case "=": sql = sql + " AND value = \(value)"
-                case "<": sql = sql + " AND value < \(value)"
-                case ">": sql = sql + " AND value > \(value)"
-                case "eq": sql = sql + " AND CAST(value AS INT) = \(value)"
-                case "lt": sql = sql + " AND CAST(value AS INT) < \(value)"
-                case "gt": sql = sql + " AND CAST(value AS INT) > \(value)"
-                case "contains": sql = sql + " AND value LIKE ('%' || \(value) || '%')"
-                case "starts_with": sql = sql + " AND value LIKE (\(value) || '%')"
-                default: throw ACKError(.arg, "bad operator " + MessageText.quoted(op), verbatim: true)
+            if let comparison {
+                let value = comparison.value
+                switch comparison.op {
+                case .equal: sql = sql + " AND value = \(value)"
+                case .less: sql = sql + " AND value < \(value)"
+                case .greater: sql = sql + " AND value > \(value)"
+                case .integerEqual: sql = sql + " AND CAST(value AS INT) = \(value)"
+                case .integerLess: sql = sql + " AND CAST(value AS INT) < \(value)"
+                case .integerGreater: sql = sql + " AND CAST(value AS INT) > \(value)"
+                case .contains: sql = sql + " AND value LIKE ('%' || \(value) || '%')"
+                case .startsWith: sql = sql + " AND value LIKE (\(value) || '%')"
                 }
             }
             let direction = descending ? "DESC" : "ASC"
             switch sort {
-            case "value"?: sql = sql + SQL(sql: " ORDER BY value \(direction), uri")
-            case "value_int"?: sql = sql + SQL(sql: " ORDER BY CAST(value AS INTEGER) \(direction), uri")
-            case "uri"?: sql = sql + SQL(sql: " ORDER BY uri \(direction)")
-            default: sql = sql + " ORDER BY uri"
+            case .value?: sql = sql + SQL(sql: " ORDER BY value \(direction), uri")
+            case .valueInteger?: sql = sql + SQL(sql: " ORDER BY CAST(value AS INTEGER) \(direction), uri")
+            case .uri?: sql = sql + SQL(sql: " ORDER BY uri \(direction)")
+            case nil: sql = sql + " ORDER BY uri"
             }
             var rows = try Row.fetchAll(db, SQLRequest<Row>(literal: sql)).map { (uri: $0[0] as String, value: $0[1] as String) }
             if let window {

@@ -1,9 +1,12 @@
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 extension ACKError {
-    /// The one function that turns any error a handler throws into MPD's ACK (`CommandError.cxx::ToAck`).
-    static func from(_ error: any Error) -> ACKError {
+    /// The one function that turns any error a handler throws into MPD's ACK (`CommandError.cxx::ToAck`): the
+    /// protocol's own `ACKError`s, the core's `PlayerError`s and the edges' `PortError`s. Public so that tests of an
+    /// edge can say what a client would read.
+    public static func from(_ error: any Error) -> ACKError {
         switch error {
         case let ack as ACKError:
             return ack
@@ -23,11 +26,15 @@ extension ACKError {
             case .playlistExists(let message): return ACKError(.exist, message)
             case .badPlaylistName: return ACKError(.arg, "Bad playlist name")
             }
-        case let database as DatabaseError:
-            switch database {
+        case let port as PortError:
+            switch port {
             case .notFound(let message): return ACKError(.noExist, message)
             case .disabled: return ACKError(.noExist, "No database")
-            case .conflict(let message): return ACKError(.arg, message)
+            case .invalid(let message): return ACKError(.arg, message)
+            case .busy(let message): return ACKError(.updateAlready, message)
+            case .denied(let message): return ACKError(.permission, message)
+            case .failed(let message): return ACKError(.system, message)
+            case .unknown(let message): return ACKError(.unknown, message)
             }
         default:
             return ACKError(.unknown, String(describing: error))

@@ -1,6 +1,7 @@
 import Logging
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// `search`, `searchadd` and `searchaddpl` with the online catalogue (`search_online`): the local matches first,
 /// exactly as without it, then the catalogue's songs for the same words that are not already among them; `window`

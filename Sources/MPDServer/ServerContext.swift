@@ -2,6 +2,7 @@ import Logging
 import MPDProtocol
 import PlayerCore
 import PlayerRuntime
+import ServerPorts
 import Synchronization
 
 /// The server-wide services a command may use. Immutable references only, so it is shared freely.

@@ -1,5 +1,5 @@
 import CCurl
-import CShim
+import CCurlShim
 
 /// One libcurl easy handle with the options every transfer of the server shares (`HTTPConfiguration`): the one
 /// place that knows libcurl's setopt calls, used by `HTTPClient` (requests) and `CurlInputStream` (streams).

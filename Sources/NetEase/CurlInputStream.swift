@@ -1,5 +1,5 @@
 import CCurl
-import CShim
+import CCurlShim
 import Foundation
 import PlayerCore
 

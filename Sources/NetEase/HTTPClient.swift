@@ -1,5 +1,5 @@
 import CCurl
-import CShim
+import CCurlShim
 
 /// Synchronous HTTP requests over libcurl, one easy handle per request on the calling thread. Blocking: call it
 /// from a worker thread or a detached task, never from an event loop. Every request ends within the configured

@@ -1,8 +1,8 @@
 import Library
 import MPDProtocol
-import MPDServer
 import NetEase
 import PlayerCore
+import ServerPorts
 import Synchronization
 
 /// The database the protocol sees: the local library with the NetEase directory beside its folders. Paths below
@@ -98,7 +98,7 @@ public final class CombinedDatabase: MusicDatabase {
     public var updatingJobID: Int? { local.updatingJobID }
 
     public func comments(uri: String) async throws -> [(key: String, value: String)] {
-        if songID(uri) != nil { throw DatabaseError.notFound("No such file") }
+        if songID(uri) != nil { throw PortError.notFound("No such file") }
         return try await local.comments(uri: uri)
     }
 
@@ -136,7 +136,7 @@ public final class CombinedPlaylists: PlaylistStore {
     private var prefix: String { catalog.root + "/" }
 
     private func localStore() throws -> any PlaylistStore {
-        guard let local else { throw ACKError(.unknown, "Stored playlists are disabled") }
+        guard let local else { throw PortError.unknown("Stored playlists are disabled") }
         return local
     }
 
@@ -162,7 +162,7 @@ public final class CombinedPlaylists: PlaylistStore {
             return try await catalog.call("cannot read playlist \(name)") {
                 try self.catalog.entries(uri: path, recursive: false).compactMap(\.song?.uri)
             }
-        } catch DatabaseError.notFound {
+        } catch PortError.notFound {
             throw PlayerError.noSuchPlaylist
         }
     }
@@ -200,7 +200,7 @@ public final class CombinedPlaylists: PlaylistStore {
         case (let old?, let new?):
             try await catalog.renamePlaylist(named: old, to: new)
         case (_?, nil), (nil, _?):
-            throw ACKError(.arg, "rename cannot move a playlist between NetEase and the local playlists")
+            throw PortError.invalid("rename cannot move a playlist between NetEase and the local playlists")
         }
     }
 

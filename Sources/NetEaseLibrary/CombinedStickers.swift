@@ -1,6 +1,6 @@
 import MPDProtocol
-import MPDServer
 import NetEase
+import ServerPorts
 
 /// The sticker database the protocol sees: MPD's SQLite stickers, except two names on NetEase songs
 /// (`netease://song/<id>`, DESIGN §2). `liked` is NetEase's like (红心) both ways: it reads the like list (the synced
@@ -98,12 +98,13 @@ public final class CombinedStickers: StickerStore {
     /// Local stickers as MPD finds them, plus NetEase's liked songs for `liked`. A base in the NetEase directory
     /// (`NetEase/Liked`, `NetEase/Playlists/Road trip`) selects the songs listed there, as `find … base` does;
     /// `NetEase` itself and `NetEase/Liked` hold every liked song.
-    public func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
-                             descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)] {
+    public func findStickers(type: String, base: String, name: String, comparison: StickerComparison?,
+                             sort: StickerSort?, descending: Bool,
+                             window: RangeArgument?) async throws -> [(uri: String, value: String)] {
         let inCatalog = catalog.contains(base)
         guard type == "song", name == Self.liked || inCatalog else {
-            return try await local.findStickers(type: type, base: base, name: name, op: op, value: value, sort: sort,
-                                                descending: descending, window: window)
+            return try await local.findStickers(type: type, base: base, name: name, comparison: comparison,
+                                                sort: sort, descending: descending, window: window)
         }
         let everyLiked = base.isEmpty || base == catalog.root || base == catalog.path(.liked)
         var members: Set<String>?
@@ -113,12 +114,12 @@ public final class CombinedStickers: StickerStore {
                 try self.catalog.entries(uri: uri, recursive: true).compactMap(\.song?.uri)
             })
         }
-        var rows = try await local.findStickers(type: type, base: inCatalog ? "" : base, name: name, op: op,
-                                                value: value, sort: nil, descending: false, window: nil)
+        var rows = try await local.findStickers(type: type, base: inCatalog ? "" : base, name: name,
+                                                comparison: comparison, sort: nil, descending: false, window: nil)
         if let members { rows.removeAll { !members.contains($0.uri) } } else if inCatalog { rows.removeAll { songID(type, $0.uri) == nil } }
         if name == Self.liked {
             rows.removeAll { songID(type, $0.uri) != nil }
-            if base.isEmpty || inCatalog, Self.matches("1", op, value) {
+            if base.isEmpty || inCatalog, Self.matches("1", comparison) {
                 let liked = try await likedURIs()
                 rows += liked.filter { members?.contains($0) ?? true }.map { ($0, "1") }
             }
@@ -158,7 +159,7 @@ public final class CombinedStickers: StickerStore {
         case "1", "true", "yes": return true
         case "0", "false", "no": return false
         default:
-            throw ACKError(.arg, "the sticker \(name) of a NetEase song is 1 or 0 (or true/false, yes/no), not \"\(value)\"")
+            throw PortError.invalid("the sticker \(name) of a NetEase song is 1 or 0 (or true/false, yes/no), not \"\(value)\"")
         }
     }
 
@@ -174,50 +175,56 @@ public final class CombinedStickers: StickerStore {
     /// `>` as SQLite compares text (bytewise); `eq`, `lt`, `gt` as integers (a value that is no number is text, which
     /// SQLite orders after every integer); `contains`, `starts_with` as `LIKE` without wildcards (ASCII letters in
     /// any case).
-    static func matches(_ stored: String, _ op: String?, _ value: String?) -> Bool {
-        guard let op, let value else { return true }
+    static func matches(_ stored: String, _ comparison: StickerComparison?) -> Bool {
+        guard let comparison else { return true }
+        let value = comparison.value
         let a = Array(stored.utf8)
         let b = Array(value.utf8)
         func folded(_ bytes: [UInt8]) -> [UInt8] { bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 } }
-        switch op {
-        case "=": return a == b
-        case "<": return a.lexicographicallyPrecedes(b)
-        case ">": return b.lexicographicallyPrecedes(a)
-        case "eq", "lt", "gt":
+        switch comparison.op {
+        case .equal: return a == b
+        case .less: return a.lexicographicallyPrecedes(b)
+        case .greater: return b.lexicographicallyPrecedes(a)
+        case .integerEqual, .integerLess, .integerGreater:
             let number = integer(stored)
-            guard let other = Int(value.trimmingCharacters(in: .whitespaces)) else { return op == "lt" }
-            return op == "eq" ? number == other : op == "lt" ? number < other : number > other
-        case "starts_with": return folded(a).starts(with: folded(b))
-        case "contains":
+            guard let other = Int(value.trimmingCharacters(in: .whitespaces)) else {
+                return comparison.op == .integerLess
+            }
+            switch comparison.op {
+            case .integerEqual: return number == other
+            case .integerLess: return number < other
+            default: return number > other
+            }
+        case .startsWith: return folded(a).starts(with: folded(b))
+        case .contains:
             let (x, y) = (folded(a), folded(b))
             guard y.count <= x.count else { return false }
             return y.isEmpty || (0...(x.count - y.count)).contains { x[$0..<($0 + y.count)].elementsEqual(y) }
-        default: return false
         }
     }
 
     /// The orders of `sticker find … sort`: by URI (also without a sort), by value, or by the value's leading
     /// integer (`CAST(value AS INTEGER)`), ties by URI.
-    static func sorted(_ rows: [(uri: String, value: String)], by sort: String?, descending: Bool)
+    static func sorted(_ rows: [(uri: String, value: String)], by sort: StickerSort?, descending: Bool)
         -> [(uri: String, value: String)]
     {
         func uriOrder(_ x: (uri: String, value: String), _ y: (uri: String, value: String)) -> Bool {
             bytewise(x.uri, y.uri)
         }
         switch sort {
-        case "value"?:
+        case .value?:
             return rows.sorted { x, y in
                 let (a, b) = (Array(x.value.utf8), Array(y.value.utf8))
                 if a == b { return uriOrder(x, y) }
                 return descending ? b.lexicographicallyPrecedes(a) : a.lexicographicallyPrecedes(b)
             }
-        case "value_int"?:
+        case .valueInteger?:
             return rows.sorted { x, y in
                 let (a, b) = (leadingInteger(x.value), leadingInteger(y.value))
                 if a == b { return uriOrder(x, y) }
                 return descending ? a > b : a < b
             }
-        case "uri"? where descending:
+        case .uri? where descending:
             return rows.sorted { uriOrder($1, $0) }
         default:
             return rows.sorted(by: uriOrder)

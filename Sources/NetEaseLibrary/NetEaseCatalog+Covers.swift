@@ -1,6 +1,6 @@
 import Foundation
-import MPDServer
 import NetEase
+import ServerPorts
 
 /// `albumart`/`readpicture` of a NetEase song: its album cover (`al.picUrl`), downloaded once and kept in the
 /// cache directory, one file per album.
@@ -18,7 +18,7 @@ extension NetEaseCatalog {
             })
             known = service.knownCover(songID: songID)
         }
-        guard let known else { throw DatabaseError.notFound("No file exists") }
+        guard let known else { throw PortError.notFound("No file exists") }
         let directory = service.coverDirectory
         let file = directory + "/" + (known.album > 0 ? "album-\(known.album)" : "song-\(songID)")
         if let data = FileManager.default.contents(atPath: file), !data.isEmpty { return [UInt8](data) }

@@ -1,9 +1,9 @@
 import Foundation
 import Library
 import MPDProtocol
-import MPDServer
 import NetEase
 import PlayerCore
+import ServerPorts
 import Synchronization
 
 /// Changes the user makes to their NetEase collection through the protocol: likes (the `liked` sticker), the
@@ -94,8 +94,8 @@ extension NetEaseCatalog {
 
     static func requireOwn(_ playlist: NamedPlaylist) throws -> NamedPlaylist {
         guard playlist.isOwn else {
-            throw ACKError(.permission,
-                           "NetEase playlist \"\(playlist.name)\" is subscribed, not yours: it cannot be changed")
+            throw PortError.denied(
+                "NetEase playlist \"\(playlist.name)\" is subscribed, not yours: it cannot be changed")
         }
         return playlist
     }
@@ -308,7 +308,7 @@ extension NetEaseCatalog {
         var ids: [Int64] = []
         for uri in uris {
             guard let id = songID(uri) else {
-                throw ACKError(.arg, "NetEase playlists hold only NetEase songs: \"\(uri)\" is not one")
+                throw PortError.invalid("NetEase playlists hold only NetEase songs: \"\(uri)\" is not one")
             }
             if seen.insert(id).inserted { ids.append(id) }
         }

@@ -1,9 +1,9 @@
 import Foundation
 import Library
 import MPDProtocol
-import MPDServer
 import NetEase
 import PlayerCore
+import ServerPorts
 
 /// `update NetEase` and the background sync: the liked songs, the daily recommendations and every own and
 /// subscribed playlist go into the music database, so `find`, `search`, `list`, `count`, `stats` and
@@ -11,11 +11,11 @@ import PlayerCore
 extension NetEaseCatalog {
     /// Queues a sync as an update job (its id is `update`'s answer and `status`'s `updating_db`).
     public func startSync() throws -> Int {
-        guard let library else { throw DatabaseError.disabled }
+        guard let library else { throw PortError.disabled }
         do {
             return try library.enqueueJob(uri: root) { [self] in try sync() }
         } catch LibraryError.updateBusy(let message) {
-            throw ACKError(.updateAlready, message)
+            throw PortError.busy(message)
         }
     }
 

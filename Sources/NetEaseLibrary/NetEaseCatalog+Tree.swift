@@ -1,8 +1,8 @@
 import Foundation
 import Library
-import MPDServer
 import NetEase
 import PlayerCore
+import ServerPorts
 
 /// The virtual directory, asked live. Everything here blocks; callers run it through `call`.
 extension NetEaseCatalog {
@@ -206,7 +206,7 @@ extension NetEaseCatalog {
             return
         }
         guard path.isEmpty || live else { return }
-        guard let listing = try listing(path) else { throw DatabaseError.notFound("No such directory") }
+        guard let listing = try listing(path) else { throw PortError.notFound("No such directory") }
         entries += listing.songs.map(LibraryEntry.song)
         for child in listing.children {
             let childURI = uri + "/" + child.name

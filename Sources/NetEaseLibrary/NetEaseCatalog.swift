@@ -2,9 +2,9 @@ import Foundation
 import Library
 import Logging
 import MPDProtocol
-import MPDServer
 import NetEase
 import PlayerCore
+import ServerPorts
 
 /// NetEase as a music source of the server (DESIGN §2): the virtual directory (`NetEase/Daily`, `…/Liked`,
 /// `…/Playlists/<name>` …), `netease://` URIs and share links for `add`, the online search, album covers, and the
@@ -42,7 +42,8 @@ public final class NetEaseCatalog: Sendable {
             .map(String.init)
     }
 
-    /// Runs NetEase work off the event loop; a NetEase failure becomes `ACK [52@0] {cmd} NetEase: …` and a log line.
+    /// Runs NetEase work off the event loop; a NetEase failure becomes `PortError.failed("NetEase: …")` (a client
+    /// reads `ACK [52@0] {cmd} NetEase: …`) and a log line.
     func call<T: Sendable>(_ what: @autoclosure () -> String, _ work: @escaping @Sendable () throws -> T) async throws
         -> T
     {
@@ -50,7 +51,7 @@ public final class NetEaseCatalog: Sendable {
             return try await service.run(work)
         } catch let error as NetEaseError {
             logger.warning("NetEase: \(what()): \(error)")
-            throw ACKError(.system, "NetEase: \(error)")
+            throw PortError.failed("NetEase: \(error)")
         }
     }
 }
@@ -59,11 +60,11 @@ extension NetEaseCatalog: RemoteCatalog {
     public func recognizes(_ uri: String) -> Bool { NetEaseReference(uri) != nil }
 
     public func songs(for uri: String) async throws -> [Song] {
-        guard let reference = NetEaseReference(uri) else { throw DatabaseError.notFound("No such song") }
+        guard let reference = NetEaseReference(uri) else { throw PortError.notFound("No such song") }
         if case .song(let id) = reference, let song = try await syncedOrKnown(id) { return [song] }
         let songs = try await call("cannot add \(uri)") { try self.songs(of: reference) }
         guard !songs.isEmpty else {
-            if case .song = reference { throw DatabaseError.notFound("No such song") }
+            if case .song = reference { throw PortError.notFound("No such song") }
             return []
         }
         return songs
@@ -85,7 +86,7 @@ extension NetEaseCatalog: RemoteCatalog {
 
     public func search(keywords: String, limit: Int) async throws -> [Song] {
         // NetEase did not answer a moment ago: searches do not wait for it again (local matches are the answer).
-        if let error = service.unreachable() { throw ACKError(.system, "NetEase: \(error)") }
+        if let error = service.unreachable() { throw PortError.failed("NetEase: \(error)") }
         return try await call("search \"\(keywords)\"") {
             try self.service.remembered("search \(limit) \(keywords)") { () throws(NetEaseError) in
                 _ = try self.service.account()

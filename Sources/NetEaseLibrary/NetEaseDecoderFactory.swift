@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Logging
 import NetEase
-import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
 
@@ -121,7 +120,7 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
         }
         switch result! {
         case .success(let grant):
-            if let seconds = grant.trialLength, service.settings.trialTracks == .skip {
+            if let seconds = grant.trialLength, !service.settings.playsTrialClips {
                 let problem = NetEaseStreamProblem.trialSkipped(songID: id, seconds: seconds)
                 service.logger.warning("\(problem)")
                 throw DecoderError("Failed to open \"\(location)\": \(problem)", cause: problem.description)

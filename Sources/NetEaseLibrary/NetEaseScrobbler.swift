@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Logging
 import NetEase
-import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
 import Synchronization
@@ -68,7 +67,7 @@ public final class NetEaseScrobbler: Sendable {
     /// beside the cookie file.
     public convenience init(service: NetEaseService, store: PlayerStore, audio: AudioPlayer) {
         let folder = (service.settings.cookieFile as NSString).deletingLastPathComponent
-        self.init(service: service, file: PathExpander.join(folder, Self.fileName)) {
+        self.init(service: service, file: (folder as NSString).appendingPathComponent(Self.fileName)) {
             let partition = PlayerState.defaultPartition
             guard let state = store.partition(partition), state.player.state != .stop,
                   let order = state.player.currentOrder, order < state.queue.order.count

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Logging
 import NetEase
-import NoSignalConfig
 import PlayerCore
 import Synchronization
 
@@ -17,7 +16,7 @@ public final class NetEaseService: Sendable {
     }
 
     public let client: NetEaseClient
-    public let settings: NetEaseSettings
+    public let settings: NetEaseOptions
     /// Where album covers are kept (`<cache_directory>/netease-covers`).
     let coverDirectory: String
     let logger: Logger
@@ -57,12 +56,12 @@ public final class NetEaseService: Sendable {
     static let maximumAnswers = 500
     static let maximumKnownSongs = 100_000
 
-    public init(client: NetEaseClient, settings: NetEaseSettings, cacheDirectory: String, logger: Logger,
+    public init(client: NetEaseClient, settings: NetEaseOptions, cacheDirectory: String, logger: Logger,
                 pauses: Pauses = Pauses()) {
         self.client = client
         self.pauses = pauses
         self.settings = settings
-        self.coverDirectory = PathExpander.join(cacheDirectory, "netease-covers")
+        self.coverDirectory = (cacheDirectory as NSString).appendingPathComponent("netease-covers")
         self.logger = logger
         http = HTTPClient(configuration: HTTPConfiguration(connectTimeout: min(10, Double(settings.timeout)),
                                                            requestTimeout: Double(settings.timeout), maxRedirects: 3))
@@ -71,7 +70,7 @@ public final class NetEaseService: Sendable {
     /// The client the `netease { … }` settings describe: hosts, test key, `X-Real-IP`, timeout, the cookie file
     /// (created 0600 in a 0700 folder) and a device id kept beside it, so NetEase sees one device across restarts
     /// and `nosignal login`.
-    public static func makeClient(_ settings: NetEaseSettings, logger: Logger? = nil) throws -> NetEaseClient {
+    public static func makeClient(_ settings: NetEaseOptions, logger: Logger? = nil) throws -> NetEaseClient {
         var configuration = NetEaseClient.Configuration()
         if let url = settings.apiURL { configuration.apiURL = url }
         if let url = settings.eapiURL { configuration.eapiURL = url }
@@ -102,7 +101,7 @@ public final class NetEaseService: Sendable {
 
     /// The installation's device id, made once.
     static func deviceID(in folder: String) throws -> String {
-        let path = PathExpander.join(folder, deviceFileName)
+        let path = (folder as NSString).appendingPathComponent(deviceFileName)
         if let text = try? String(contentsOfFile: path, encoding: .utf8) {
             let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !id.isEmpty { return id }

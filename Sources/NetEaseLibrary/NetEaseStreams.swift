@@ -1,6 +1,5 @@
 import Foundation
 import NetEase
-import NoSignalConfig
 
 /// One NetEase song's stream as `song_url` granted it: looked up when the song is about to play, kept only for the
 /// few seconds between that lookup and the song's start (reference §5.1: never store URLs).
@@ -63,12 +62,10 @@ extension NetEaseService {
     func streamGrant(for id: Int64) throws(NetEaseStreamProblem) -> NetEaseStreamGrant {
         // Logged out, NetEase answers song_url only with the guest cookie, which `account()` obtains.
         do { _ = try account() } catch { throw .request(error) }
-        let levels = NetEaseSettings.qualityLevels
-        let configured = levels.firstIndex(of: settings.quality) ?? levels.firstIndex(of: NetEaseSettings.defaultQuality)!
         // `standard` … `exhigh` are the lossy ladder every account has; above it each level is its own product.
         var attempts: [(endpoint: SongEndpoints.URL, label: String)] = []
-        for index in stride(from: configured, through: 0, by: -1) {
-            attempts.append((SongEndpoints.URL(ids: [id], level: levels[index]), "eapi song_url_v1 \(levels[index])"))
+        for level in settings.qualityLadder.reversed() {
+            attempts.append((SongEndpoints.URL(ids: [id], level: level), "eapi song_url_v1 \(level)"))
         }
         attempts.append((SongEndpoints.URL(ids: [id], level: settings.quality, crypto: .weapi),
                          "weapi song_url_v1 \(settings.quality)"))
@@ -94,7 +91,7 @@ extension NetEaseService {
             }
         }
         // The legacy `song_url` (GMF: when v1 gave nothing or a trial), with 999000 for the lossless levels.
-        let lossless = configured >= levels.firstIndex(of: "lossless")!
+        let lossless = settings.qualityLadder.contains("lossless")
         do {
             let answer = try send(SongEndpoints.LegacyURL(ids: [id], bitRate: lossless ? 999_000 : 320_000))
             if let stream = answer.data.first(where: { $0.id == id }) {

@@ -14,6 +14,7 @@ import NetEaseLibrary
 import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
+import ServerPorts
 
 /// Builds the live services from the configuration and runs them until SIGINT/SIGTERM or `kill`.
 public struct Application {
@@ -71,8 +72,9 @@ public struct Application {
         var neteaseService: NetEaseService?
         if config.netease.enabled {
             do {
-                let client = try NetEaseService.makeClient(config.netease, logger: logger)
-                neteaseService = NetEaseService(client: client, settings: config.netease,
+                let options = NetEaseOptions(config.netease)
+                let client = try NetEaseService.makeClient(options, logger: logger)
+                neteaseService = NetEaseService(client: client, settings: options,
                                                 cacheDirectory: config.cacheDirectory, logger: logger)
             } catch {
                 logger.critical("\(error)")
@@ -140,7 +142,7 @@ public struct Application {
         }
         self.catalog = catalog
         scrobbler = neteaseService.flatMap { service in
-            service.settings.scrobble ? NetEaseScrobbler(service: service, store: store, audio: audio) : nil
+            config.netease.scrobble ? NetEaseScrobbler(service: service, store: store, audio: audio) : nil
         }
         let playlistDirectory: (any PlaylistStore)? = config.playlistDirectory.map {
             PlaylistDirectory(path: $0, musicDirectory: config.musicDirectory, maximumLength: config.maxPlaylistLength)

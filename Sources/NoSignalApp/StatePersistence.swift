@@ -3,6 +3,7 @@ import Logging
 import MPDServer
 import PlayerCore
 import PlayerRuntime
+import ServerPorts
 
 /// Runs the store's slow effects off the protocol threads: a (debounced) state-file write for `persistState`, and
 /// the hardware mixers' knobs for `applyVolume` (the software mixer is applied by the engine itself).

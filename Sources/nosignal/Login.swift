@@ -156,7 +156,7 @@ enum NetEaseSession {
     static let pollInterval: Double = 2
 
     static func client(_ config: Configuration) throws -> NetEaseClient {
-        do { return try NetEaseService.makeClient(config.netease) } catch { throw failure("\(error)") }
+        do { return try NetEaseService.makeClient(NetEaseOptions(config.netease)) } catch { throw failure("\(error)") }
     }
 
     static func send<E: NetEaseEndpoint>(_ client: NetEaseClient, _ endpoint: E) throws -> E.Response {

@@ -2,6 +2,7 @@ import Foundation
 import Library
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 import Synchronization
 import Testing
 
@@ -76,7 +77,7 @@ import Testing
         #expect(try await fixture.search(["(file contains 'SUB')"]) == ["b/sub/four.ogg"])
         #expect(try await fixture.find(["(base 'b')"]) == ["b/three.mp3", "b/sub/four.ogg"])
         #expect(try await fixture.find(["(base 'b')", "(Title == 'No Artist')"]) == ["b/sub/four.ogg"])
-        await #expect(throws: ACKError(.noExist, "No such directory")) {
+        await #expect(throws: PortError.notFound("No such directory")) {
             try await fixture.find(["(base 'nope')"])
         }
         #expect(try await fixture.find(["(modified-since '2000')"]) == ["a/two.flac", "b/three.mp3"])

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Library
 import MPDProtocol
+import ServerPorts
 
 /// A real SQLite library file in a temporary directory, filled by direct inserts (no scanner), for the query and
 /// sticker tests.
@@ -69,11 +70,21 @@ final class QueryFixture {
         }
     }
 
+    /// The filter parser's regex check as the server makes it: PCRE's complaint is ACK 2 with its text.
+    static func regexValidator(_ queries: LibraryQueries) -> FilterParser.RegexValidator {
+        { pattern, caseless throws(ACKError) in
+            do { try queries.validateRegex(pattern, caseless: caseless) } catch {
+                guard case PortError.invalid(let message) = error else { throw ACKError(.unknown, "\(error)") }
+                throw ACKError(.arg, message)
+            }
+        }
+    }
+
     /// Parses a filter command line's arguments as MPD would and returns the URIs found.
     func find(_ arguments: [String], command: FilterCommand = .find) async throws -> [String] {
         let queries = self.queries
         let query = try FilterParser.parseQuery(arguments: arguments, command: command,
-                                                validateRegex: { p, c throws(ACKError) in try queries.validateRegex(p, caseless: c) })
+                                                validateRegex: Self.regexValidator(queries))
         return try await queries.songs(matching: query).map(\.uri)
     }
 

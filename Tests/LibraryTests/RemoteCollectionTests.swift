@@ -5,6 +5,7 @@ import GRDB
 import Logging
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 import Synchronization
 import Testing
 
@@ -78,9 +79,7 @@ import Testing
 
         func find(_ arguments: [String], command: FilterCommand = .find) async throws -> [String] {
             let queries = self.queries
-            let query = try FilterParser.parseQuery(arguments: arguments, command: command, validateRegex: { p, c throws(ACKError) in
-                try queries.validateRegex(p, caseless: c)
-            })
+            let query = try FilterParser.parseQuery(arguments: arguments, command: command, validateRegex: QueryFixture.regexValidator(queries))
             return try await queries.songs(matching: query).map(\.uri)
         }
     }
@@ -350,7 +349,7 @@ import Testing
         #expect(try await fixture.find(["(base 'NetEase')", "window", "0:1"]) == ["netease://song/1"])
         #expect(try await fixture.find(["(base 'a')"]) == ["a/one.flac"])
         // A prefix of a directory name is not that directory.
-        await #expect(throws: ACKError(.noExist, "No such directory")) {
+        await #expect(throws: PortError.notFound("No such directory")) {
             _ = try await fixture.find(["(base 'NetEase/Play')"])
         }
     }

@@ -3,11 +3,12 @@ import Foundation
 import Library
 import Logging
 import MPDProtocol
+@testable import MPDServer
 import NoSignalApp
 import PlayerCore
 import PlayerRuntime
+import ServerPorts
 import Testing
-@testable import MPDServer
 
 /// The generated test library (`Tests/Support/make_library.sh`, real ffmpeg), scanned once into a real SQLite file.
 final class BrowseFixture: Sendable {

@@ -3,11 +3,12 @@ import GRDB
 import Library
 import Logging
 import MPDProtocol
+@testable import MPDServer
 import NoSignalApp
 import PlayerCore
 import PlayerRuntime
+import ServerPorts
 import Testing
-@testable import MPDServer
 
 
 /// A server whose queries and stickers run on a real SQLite library file, filled by direct inserts.
@@ -133,9 +134,10 @@ final class QueryServer {
         func stickers(type: String, uri: String) async throws -> [(name: String, value: String)] {
             try await local.stickers(type: type, uri: uri)
         }
-        func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
-                          descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)] {
-            try await local.findStickers(type: type, base: base, name: name, op: op, value: value, sort: sort,
+        func findStickers(type: String, base: String, name: String, comparison: StickerComparison?,
+                          sort: StickerSort?, descending: Bool,
+                          window: RangeArgument?) async throws -> [(uri: String, value: String)] {
+            try await local.findStickers(type: type, base: base, name: name, comparison: comparison, sort: sort,
                                          descending: descending, window: window)
         }
         func stickerNames() async throws -> [String] { try await local.stickerNames() }

@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import MPDProtocol
+@testable import MPDServer
 import PlayerCore
+import ServerPorts
 import Synchronization
 import Testing
-@testable import MPDServer
 
 /// `search` with the online catalogue: which filters are sent as words, and how the catalogue's answers join the
 /// local ones.
@@ -118,7 +119,7 @@ import Testing
 
     struct StubQueries: DatabaseQueries {
         let local: [Song]
-        func validateRegex(_ pattern: String, caseless: Bool) throws(ACKError) {}
+        func validateRegex(_ pattern: String, caseless: Bool) throws(PortError) {}
         func songs(matching query: FilterQuery) async throws -> [Song] {
             let matcher = SongMatcher(query.expression)
             return local.filter { matcher.matches($0) }

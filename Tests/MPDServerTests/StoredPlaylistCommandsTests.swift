@@ -1,9 +1,10 @@
 import MPDProtocol
+@testable import MPDServer
 import PlayerCore
 import PlayerRuntime
+import ServerPorts
 import Synchronization
 import Testing
-@testable import MPDServer
 
 /// An in-memory playlist directory with the semantics of `Library.PlaylistDirectory`.
 final class MemoryPlaylists: PlaylistStore {

@@ -9,6 +9,7 @@ import NetEase
 import NoSignalApp
 import NoSignalConfig
 import PlayerCore
+import ServerPorts
 import Synchronization
 import TestTools
 import Testing
@@ -34,7 +35,7 @@ struct NoAudioInspector: AudioFileInspector {
 final class Fixture: @unchecked Sendable {
     let server: FakeNetEaseServer
     let root: String
-    let settings: NetEaseSettings
+    let settings: NetEaseOptions
     let client: NetEaseClient
     let service: NetEaseService
     let database: LibraryDatabase
@@ -63,9 +64,9 @@ final class Fixture: @unchecked Sendable {
                                        eapiURL: server.baseURL, weapiPublicKeyFile: keyFile, syncInterval: 0,
                                        scrobble: false)
         settings.trialTracks = trialTracks
-        self.settings = settings
+        self.settings = NetEaseOptions(settings)
         let quiet = Self.quiet
-        client = try NetEaseService.makeClient(settings, logger: quiet)
+        client = try NetEaseService.makeClient(self.settings, logger: quiet)
         if loggedIn {
             try client.cookies.merge(setCookieHeaders: [
                 "MUSIC_U=\(FakeNetEaseServer.demoSession.musicU); Max-Age=15552000; Path=/",
@@ -78,7 +79,7 @@ final class Fixture: @unchecked Sendable {
         pauses.backOff = .seconds(3600)
         pauses.unreachable = .seconds(3600)
         pauses.answerLifetime = .seconds(3600)
-        service = NetEaseService(client: client, settings: settings, cacheDirectory: root + "/cache", logger: quiet,
+        service = NetEaseService(client: client, settings: self.settings, cacheDirectory: root + "/cache", logger: quiet,
                                  pauses: pauses)
         database = try LibraryDatabase(path: root + "/db/database.sqlite")
         let announced = self.announced
@@ -161,13 +162,14 @@ extension Song {
     func all(_ name: String) -> [String] { tags.filter { $0.name == name }.map(\.value) }
 }
 
-/// Runs `body` and returns the `ACKError` it throws; records an issue when it throws nothing or something else.
+/// Runs `body` and returns the ACK a client would read for the `PortError` it throws (`ACKError.from`, the server's
+/// one mapping); records an issue when it throws nothing or something else.
 func ack(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> ACKError? {
     do {
         try await body()
         Issue.record("expected an ACK, got success", sourceLocation: sourceLocation)
-    } catch let error as ACKError {
-        return error
+    } catch let error as PortError {
+        return ACKError.from(error)
     } catch {
         Issue.record("expected an ACK, got \(error)", sourceLocation: sourceLocation)
     }

@@ -4,6 +4,7 @@ import MPDServer
 import NetEase
 @testable import NetEaseLibrary
 import PlayerCore
+import ServerPorts
 import Testing
 
 /// `netease://` URIs and share links: what they name, and the songs `add`/`load` get for them.
@@ -82,10 +83,10 @@ import Testing
 
     @Test func unknownSongIsNotFound() async throws {
         let fixture = try Fixture()
-        await #expect(throws: DatabaseError.notFound("No such song")) {
+        await #expect(throws: PortError.notFound("No such song")) {
             _ = try await fixture.catalog.songs(for: "netease://song/4999999")
         }
-        await #expect(throws: DatabaseError.notFound("No such song")) {
+        await #expect(throws: PortError.notFound("No such song")) {
             _ = try await fixture.catalog.songs(for: "https://163cn.tv/abc")
         }
     }
@@ -133,7 +134,7 @@ import Testing
         let entries = try await fixture.combined.entries(uri: "netease://song/5000063", recursive: false)
         expectSongs(entries.compactMap(\.song), [5_000_063], in: fixture)
         expectSongs(try await fixture.combined.songsForQueue(uri: "netease://song/5000063"), [5_000_063], in: fixture)
-        await #expect(throws: DatabaseError.notFound("No such file")) {
+        await #expect(throws: PortError.notFound("No such file")) {
             _ = try await fixture.combined.comments(uri: "netease://song/5000063")
         }
     }

@@ -4,6 +4,7 @@ import MPDServer
 import NetEase
 @testable import NetEaseLibrary
 import PlayerCore
+import ServerPorts
 import Testing
 
 /// The virtual directory `NetEase/…`, asked live from the fake server as the demo account.
@@ -152,7 +153,7 @@ import Testing
     @Test func unknownPathsAreNotFound() async throws {
         let fixture = try Fixture()
         for path in ["NetEase/Nope", "NetEase/Playlists/Nope", "NetEase/Daily/x/y"] {
-            await #expect(throws: DatabaseError.notFound("No such directory")) {
+            await #expect(throws: PortError.notFound("No such directory")) {
                 _ = try await fixture.entries(path)
             }
         }

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// Browsing the music database and the files under it (`src/command/DatabaseCommands.cxx`,
 /// `src/command/FileCommands.cxx`, `src/command/OtherCommands.cxx`): `lsinfo`, `listall`, `listallinfo`,
@@ -155,7 +156,7 @@ enum DatabaseBrowseCommands {
 extension CommandContext {
     /// The database, or ACK 50 "No database" when no music directory is configured.
     func requireDatabase() throws -> any MusicDatabase {
-        guard let database = server.database else { throw DatabaseError.disabled }
+        guard let database = server.database else { throw PortError.disabled }
         return database
     }
 }

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// Searching the music database (`src/command/DatabaseCommands.cxx`): `find`, `search`, `findadd`, `searchadd`,
 /// `searchaddpl`, `count`, `searchcount`, `list`. Arguments are parsed (and regexes compiled) on the event loop so
@@ -53,7 +54,9 @@ enum DatabaseQueryCommands {
     ]
 
     static func validator(_ queries: any DatabaseQueries) -> FilterParser.RegexValidator {
-        { pattern, caseless throws(ACKError) in try queries.validateRegex(pattern, caseless: caseless) }
+        { pattern, caseless throws(ACKError) in
+            do { try queries.validateRegex(pattern, caseless: caseless) } catch { throw ACKError.from(error) }
+        }
     }
 
     /// `find` / `search`: a song block per match (`song_print_info`).
@@ -188,7 +191,7 @@ enum DatabaseQueryCommands {
 extension CommandContext {
     /// The database queries, or ACK 50 "No database" when no music directory is configured.
     func requireQueries() throws -> any DatabaseQueries {
-        guard let queries = server.queries else { throw DatabaseError.disabled }
+        guard let queries = server.queries else { throw PortError.disabled }
         return queries
     }
 }

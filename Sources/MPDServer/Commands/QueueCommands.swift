@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// "The Queue" (`src/command/QueueCommands.cxx`, `TagCommands.cxx`): editing and listing the current playlist.
 /// Positions and ranges are checked against the queue the handler sees; the reducer checks them again when the
@@ -201,7 +202,7 @@ enum QueueCommands {
                 let songs = try await catalog.songs(for: uri)
                 if single {
                     // `addid` takes one song, never a collection.
-                    guard songs.count == 1 else { throw DatabaseError.notFound("No such song") }
+                    guard songs.count == 1 else { throw PortError.notFound("No such song") }
                 }
                 let ids = addedIDs(try store.send(.add(songs, at: position), partition: partition))
                 guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
@@ -215,17 +216,17 @@ enum QueueCommands {
             let ids = addedIDs(try store.send(.add([Song(uri: uri)], at: position), partition: partition))
             return .ok(single ? idResponse(ids) : Response())
         }
-        guard let database = context.server.database else { throw DatabaseError.disabled }
+        guard let database = context.server.database else { throw PortError.disabled }
         return .deferred {
             var songs: [Song]
             do {
                 songs = try await database.songsForQueue(uri: uri)
-            } catch DatabaseError.notFound(let message) {
-                throw single ? DatabaseError.notFound("No such song") : DatabaseError.notFound(message)
+            } catch PortError.notFound(let message) {
+                throw single ? PortError.notFound("No such song") : PortError.notFound(message)
             }
             if single {
                 // `addid` takes one song, never a directory.
-                guard songs.count == 1, songs[0].uri == uri else { throw DatabaseError.notFound("No such song") }
+                guard songs.count == 1, songs[0].uri == uri else { throw PortError.notFound("No such song") }
                 songs = [songs[0]]
             }
             let ids = addedIDs(try store.send(.add(songs, at: position), partition: partition))

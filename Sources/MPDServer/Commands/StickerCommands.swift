@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// Stickers (`src/command/StickerCommands.cxx`): `sticker get|set|inc|dec|delete|list|find` on songs,
 /// `stickernames`, `stickertypes`, `stickernamestypes`. A song sticker needs the song in the database
@@ -142,7 +143,7 @@ enum StickerCommands {
     {
         var args = arguments[...]
         var window: RangeArgument?
-        var sort: String?
+        var sort: StickerSort?
         var descending = false
         if args.count >= 6, args[args.endIndex - 2] == "window" {
             window = try RangeArgument(mpdArgument: args[args.endIndex - 1])
@@ -154,7 +155,7 @@ enum StickerCommands {
                 descending = true
                 key.removeFirst()
             }
-            guard ["uri", "value", "value_int"].contains(key) else {
+            guard let key = StickerSort(rawValue: key) else {
                 throw ACKError(.arg, "Unknown sort tag " + MessageText.quoted(key), verbatim: true)
             }
             sort = key
@@ -163,21 +164,21 @@ enum StickerCommands {
         guard args.count == 4 || args.count == 6 else { throw ACKError(.arg, "bad request") }
         let base = args[args.startIndex + 2]
         let name = args[args.startIndex + 3]
-        var op: String?
-        var value: String?
+        var comparison: StickerComparison?
         if args.count == 6 {
-            op = args[args.startIndex + 4]
-            value = args[args.startIndex + 5]
-            guard ["=", "<", ">", "eq", "lt", "gt", "contains", "starts_with"].contains(op!) else {
-                throw ACKError(.arg, "bad operator " + MessageText.quoted(op!), verbatim: true)
+            let op = args[args.startIndex + 4]
+            guard let known = StickerComparison.Operator(rawValue: op) else {
+                throw ACKError(.arg, "bad operator " + MessageText.quoted(op), verbatim: true)
             }
+            comparison = StickerComparison(known, args[args.startIndex + 5])
         }
-        let (op2, value2, sort2, descending2, window2) = (op, value, sort, descending, window)
+        let (comparison2, sort2, descending2, window2) = (comparison, sort, descending, window)
         return .deferred {
             var response = Response()
-            let (op, value, sort, descending, window) = (op2, value2, sort2, descending2, window2)
-            let found = try await stickers.findStickers(type: domain.type, base: base, name: name, op: op, value: value,
-                                                        sort: sort, descending: descending, window: window)
+            let (comparison, sort, descending, window) = (comparison2, sort2, descending2, window2)
+            let found = try await stickers.findStickers(type: domain.type, base: base, name: name,
+                                                        comparison: comparison, sort: sort, descending: descending,
+                                                        window: window)
             guard case .song = domain else {
                 for entry in found {
                     response.add(domain.type, entry.uri)
@@ -246,7 +247,7 @@ enum StickerDomain: Sendable {
         switch self {
         case .song:
             if stickers.vouchesFor(type: "song", uri: uri) { return uri }
-            guard try await queries.songExists(uri: uri) else { throw DatabaseError.notFound("No such song") }
+            guard try await queries.songExists(uri: uri) else { throw PortError.notFound("No such song") }
             return uri
         case .playlist:
             guard let playlists, try await playlists.playlists().contains(where: { $0.name == uri }) else {

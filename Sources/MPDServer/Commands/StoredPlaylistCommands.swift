@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 
 /// "Stored playlists" (`src/command/PlaylistCommands.cxx`): m3u files in `playlist_directory`, through the
 /// `PlaylistStore` port. Every command touches files or the database, so all of them are `.deferred`; edits
@@ -131,7 +132,7 @@ enum StoredPlaylistCommands {
             let uri = request[1]
             let database = context.server.database
             let isRemote = QueueCommands.scheme(of: uri) != nil
-            if !isRemote && database == nil { throw DatabaseError.disabled }
+            if !isRemote && database == nil { throw PortError.disabled }
             let catalog = context.server.catalog.flatMap { $0.recognizes(uri) ? $0 : nil }
             return edit(context) {
                 let uris: [String]

@@ -2,11 +2,12 @@ import MPDProtocol
 import PlayerCore
 
 /// The database searches of the protocol (`find`, `search`, `list`, `count` …), implemented by the `Library`
-/// module over SQLite. Errors are thrown as the `ACKError`s MPD answers (e.g. `No such directory` for a `base`
-/// that does not exist). Methods are `async` because they read SQLite off the event loop.
+/// module over SQLite. Errors are `PortError`s with the text MPD answers (e.g. `.notFound("No such directory")` for
+/// a `base` that does not exist). Methods are `async` because they read SQLite off the event loop.
 public protocol DatabaseQueries: Sendable {
     /// Compiles a `=~` pattern while the filter is parsed, as MPD does (`FilterParser.RegexValidator`).
-    func validateRegex(_ pattern: String, caseless: Bool) throws(ACKError)
+    /// Throws `.invalid` with PCRE's message.
+    func validateRegex(_ pattern: String, caseless: Bool) throws(PortError)
     /// `find` / `search`: matching songs in MPD's database order, or stably sorted by `query.sort`, cut to
     /// `query.window`.
     func songs(matching query: FilterQuery) async throws -> [Song]

@@ -1,5 +1,5 @@
-import Library
-import MPDServer
+import PlayerCore
+import ServerPorts
 
 /// The m3u playlist directory as the server's stored-playlist port.
 extension PlaylistDirectory: PlaylistStore {

@@ -3,8 +3,8 @@ import PlayerCore
 
 /// A streaming catalogue behind the protocol (NetEase Cloud Music): the URIs it expands for `add`/`load`/
 /// `playlistadd` (its own scheme and the share links of its apps) and its online search. Implemented outside the
-/// server (`NetEaseLibrary`); the server only decides when to ask. Failures are thrown as `ACKError`s that name
-/// the catalogue (`ACK [52@0] {search} NetEase: …`).
+/// server (`NetEaseLibrary`); the server only decides when to ask. Failures are thrown as `PortError`s whose text
+/// names the catalogue (`.failed("NetEase: …")`, answered as `ACK [52@0] {search} NetEase: …`).
 public protocol RemoteCatalog: Sendable {
     /// Whether `uri` is one this catalogue expands (`netease://…`, `https://music.163.com/…?id=…`). Cheap: the
     /// event loop calls it.

@@ -7,7 +7,7 @@ import PlayerCore
 public protocol MusicDatabase: Sendable {
     /// The songs `add URI` appends: the file itself, or every song below a directory (recursively, in MPD's
     /// order: directory by directory, entries sorted by name). `""` is the whole database.
-    /// Throws `DatabaseError.notFound` for a URI that is neither.
+    /// Throws `PortError.notFound` for a URI that is neither.
     func songsForQueue(uri: String) async throws -> [Song]
     /// The songs of the playlist file `uri` in the music directory (`Lists/mix.m3u`: m3u, m3u8, pls, xspf) with
     /// what the file says of them (tags, duration), their URIs resolved as MPD resolves them; nil when `uri` is not
@@ -32,7 +32,7 @@ public protocol MusicDatabase: Sendable {
     func files(uri: String) async throws -> [StorageEntry]
 
     /// `update`/`rescan`: queues a job and returns its id at once (never blocks).
-    /// Throws `.conflict("Malformed path")`, or `ACKError(.updateAlready, "Update queue is full")`.
+    /// Throws `.conflict("Malformed path")`, or `.busy("Update queue is full")`.
     func startUpdate(uri: String, rescan: Bool) throws -> Int
 
     /// The id of the running update job, for `status`'s `updating_db` (never blocks).
@@ -78,14 +78,4 @@ public struct DatabaseStatistics: Sendable, Equatable {
         self.playtime = playtime
         self.lastUpdate = lastUpdate
     }
-}
-
-/// Database failures, mapped to ACKs in one place (`ACKError+Mapping.swift`).
-public enum DatabaseError: Error, Equatable, Sendable {
-    /// ACK 50 with this text, e.g. "No such directory", "No such song".
-    case notFound(String)
-    /// ACK 50 "No database" (no music directory configured).
-    case disabled
-    /// ACK 2 with this text.
-    case conflict(String)
 }

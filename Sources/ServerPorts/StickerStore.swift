@@ -15,10 +15,9 @@ public protocol StickerStore: Sendable {
     /// The object's stickers, sorted by name.
     func stickers(type: String, uri: String) async throws -> [(name: String, value: String)]
     /// `sticker find`: objects with sticker `name` under `base` (`""`: all; a song's directory for `song`, a prefix of
-    /// the URI in any case for the other types), optionally compared with `value` by `op` (`=`, `<`, `>` as text,
-    /// `eq`, `lt`, `gt` as integers, `contains`, `starts_with` as SQL `LIKE`), sorted by `sort` (`uri`, `value`,
-    /// `value_int`) and cut to `window`.
-    func findStickers(type: String, base: String, name: String, op: String?, value: String?, sort: String?,
+    /// the URI in any case for the other types), optionally compared by `comparison`, sorted by `sort` (URI order
+    /// without one) and cut to `window`.
+    func findStickers(type: String, base: String, name: String, comparison: StickerComparison?, sort: StickerSort?,
                       descending: Bool, window: RangeArgument?) async throws -> [(uri: String, value: String)]
     /// `stickernames`: the distinct names, sorted.
     func stickerNames() async throws -> [String]
@@ -31,4 +30,30 @@ public protocol StickerStore: Sendable {
 
 extension StickerStore {
     public func vouchesFor(type: String, uri: String) -> Bool { false }
+}
+
+/// `sticker find … NAME OP VALUE` (MPD 0.24): which values match. The command parses the operator, so a store
+/// only ever sees one it knows.
+public struct StickerComparison: Sendable, Equatable {
+    public enum Operator: String, Sendable, CaseIterable {
+        /// `=`, `<`, `>`: the values as text, as SQLite compares them.
+        case equal = "=", less = "<", greater = ">"
+        /// `eq`, `lt`, `gt`: the values as integers (`CAST(value AS INT)`).
+        case integerEqual = "eq", integerLess = "lt", integerGreater = "gt"
+        /// `contains`, `starts_with`: SQL `LIKE` (ASCII letters in any case, `%` and `_` as wildcards).
+        case contains, startsWith = "starts_with"
+    }
+
+    public var op: Operator
+    public var value: String
+
+    public init(_ op: Operator, _ value: String) {
+        self.op = op
+        self.value = value
+    }
+}
+
+/// `sticker find … sort KEY` (MPD 0.24): by URI, by value as text, or by the value's leading integer.
+public enum StickerSort: String, Sendable, CaseIterable {
+    case uri, value, valueInteger = "value_int"
 }

@@ -1,11 +1,10 @@
 import Dispatch
-import Library
 import MPDProtocol
-import MPDServer
 import PlayerCore
+import ServerPorts
 
 /// The SQLite library behind the server's database port. Every call hops off the event loop onto the readers
-/// queue (GRDB blocks while it reads).
+/// queue (GRDB blocks while it reads), and the library's errors are said in the ports' words (`PortError`).
 extension MusicLibrary: MusicDatabase {
     public func songsForQueue(uri: String) async throws -> [Song] {
         try await offLoop { try self.songsForQueue(uri: uri) }
@@ -74,14 +73,18 @@ extension MusicLibrary: MusicDatabase {
 
     private static let readers = DispatchQueue(label: "nosignal.library", qos: .userInitiated, attributes: .concurrent)
 
-    /// Library errors in the server's terms.
+    /// Library errors in the ports' terms.
     static func port(_ error: any Error) -> any Error {
         guard let error = error as? LibraryError else { return error }
         switch error {
-        case .notFound(let message): return MPDServer.DatabaseError.notFound(message)
-        case .argument(let message): return MPDServer.DatabaseError.conflict(message)
-        case .updateBusy(let message): return ACKError(.updateAlready, message)
-        case .system(let message): return ACKError(.system, message)
+        case .notFound(let message): return PortError.notFound(message)
+        case .argument(let message): return PortError.invalid(message)
+        case .updateBusy(let message): return PortError.busy(message)
+        case .system(let message): return PortError.failed(message)
         }
     }
 }
+
+/// The library's query and sticker types serve the server's ports as they are.
+extension LibraryQueries: DatabaseQueries {}
+extension StickerDatabase: StickerStore {}

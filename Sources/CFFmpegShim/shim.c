@@ -1,4 +1,4 @@
-#include "CShim.h"
+#include "CFFmpegShim.h"
 #include <libavutil/error.h>
 #include <libavutil/avutil.h>
 #include <libavutil/opt.h>
@@ -27,26 +27,4 @@ int nosignal_stream_replaygain(const void *stream, int32_t *track_gain, uint32_t
     *album_gain = gain->album_gain;
     *album_peak = gain->album_peak;
     return 0;
-}
-
-CURLcode nosignal_curl_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode nosignal_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode nosignal_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode nosignal_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode nosignal_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode nosignal_curl_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
-    return curl_easy_setopt(handle, option, callback);
-}
-CURLcode nosignal_curl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
-    return curl_easy_getinfo(handle, info, value);
 }
