@@ -66,11 +66,7 @@ public final class NetEaseRadio: Sendable {
             guard !songs.isEmpty else { throw NetEaseError.malformedResponse("NetEase sent no songs") }
             let ids: [Int]
             do {
-                let effects = try store.send(.add(songs, at: place.position), partition: partition)
-                ids = effects.flatMap { effect -> [Int] in
-                    if case .added(let ids) = effect { return ids }
-                    return []
-                }
+                ids = try store.send(.add(songs, at: place.position), partition: partition).addedIDs
                 if place.isCurrent, let first = ids.first { try store.send(.playID(first), partition: partition) }
             } catch {
                 service.logger.warning("NetEase \(reference.uri): cannot add songs to the queue: \(error)")

@@ -121,7 +121,7 @@ public struct Application {
             }
             library = MusicLibrary(database: database, musicDirectory: config.musicDirectory,
                                    inspector: FFmpegInspector(suffixes: Set(formats.suffixes)), logger: logger,
-                                   tagMask: settings.globalTagMask, announce: { [weak store] changes in store?.announce(changes) },
+                                   tagMask: settings.globalTagMask, announce: { [weak store] changes in _ = try? store?.send(.announce(changes)) },
                                    songsRemoved: { [weak store] uris in store?.dropStaleSongs(uris) })
         }
         self.library = library

@@ -64,6 +64,10 @@ public enum Action: Equatable, Sendable {
     /// `status` shows no volume and `setvol` fails.
     case setMixerPresent(Bool)
     case deletePartition(String)
+
+    /// Changes outside the player state (stickers, stored playlists, the database, outputs): nothing in the state
+    /// changes, and the store tells its observers, as for any change, in the order of the actions.
+    case announce(Set<Change>)
     /// Playing found no output to open (`PlayerThread::OpenOutput`: "All audio outputs are disabled"): the player
     /// pauses where it is, so that it can resume once an output is there, and `status` shows the error.
     case outputsUnavailable(String)
@@ -93,6 +97,10 @@ public enum Effect: Equatable, Sendable {
     case queueNext(partition: String, token: Int, PlaybackItem?, borderPause: Bool)
     case pausePlayback(partition: String, paused: Bool)
     case stopPlayback(partition: String)
+    /// A partition was made (`newpartition`): the audio side gives it an engine, with no outputs.
+    case openPartition(String)
+    /// A partition was deleted (`delpartition`): the audio side shuts its engine down.
+    case closePartition(String)
     /// Not work to do but the result of an add action: the ids of the new songs (`addid` prints them). The store
     /// returns it from `send` and does not run it.
     case added(ids: [Int])

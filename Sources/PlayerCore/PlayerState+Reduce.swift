@@ -6,12 +6,14 @@ extension PlayerState {
             guard self[partition: name] == nil else { throw .partitionExists(name) }
             let model = partitions[0]
             partitions.append(PartitionState(name: name, maximumQueueLength: model.queue.maximumLength))
-            return []
+            return [.openPartition(name)]
         case .deletePartition(let name):
             guard name != Self.defaultPartition else { throw .denied("cannot delete the default partition") }
             let index = try index(of: name)
             partitions.remove(at: index)
-            return [.stopPlayback(partition: name)]
+            return [.stopPlayback(partition: name), .closePartition(name)]
+        case .announce(let changes):
+            return changes.sorted { "\($0)" < "\($1)" }.map { .announce($0) }
         default:
             break
         }
@@ -141,7 +143,7 @@ extension PlayerState {
                 }
             }
             return []
-        case .newPartition, .deletePartition:
+        case .newPartition, .deletePartition, .announce:
             return []
         case .outputsUnavailable(let message):
             guard p.isPlaying else { return [] }

@@ -48,7 +48,7 @@ public final class AudioPlayer: Sendable {
     public func addOutput(_ description: OutputDescription, enabled: Bool, makeSink: @escaping SinkFactory) {
         let store = self.store
         let runner = OutputRunner(description: description, enabled: enabled,
-                                  onFailure: { store.announce([Change(.outputs)]) }, makeSink: makeSink)
+                                  onFailure: { _ = try? store.send(.announce([Change(.outputs)])) }, makeSink: makeSink)
         let engine = inner.withLock { inner in
             inner.slots[PlayerState.defaultPartition, default: []].append(Slot(name: description.name, runner: runner))
             return inner.engines[PlayerState.defaultPartition]!
@@ -62,8 +62,8 @@ public final class AudioPlayer: Sendable {
 
     // MARK: Partitions
 
-    /// `newpartition`: the store's partition must exist already; it gets an engine and no outputs.
-    public func addPartition(_ name: String) {
+    /// `newpartition` (`Effect.openPartition`, under the store's lock): an engine and no outputs.
+    private func openPartition(_ name: String) {
         let engine = makeEngine(name)
         inner.withLock { inner in
             inner.engines[name] = engine
@@ -76,7 +76,8 @@ public final class AudioPlayer: Sendable {
         inner.withLock { $0.slots[partition]?.contains { $0.runner != nil } ?? false }
     }
 
-    public func removePartition(_ name: String) {
+    /// `delpartition` (`Effect.closePartition`, under the store's lock): the engine stops its threads.
+    private func closePartition(_ name: String) {
         let engine = inner.withLock { inner in
             inner.slots[name] = nil
             return inner.engines.removeValue(forKey: name)
@@ -122,7 +123,7 @@ public final class AudioPlayer: Sendable {
             inner.slots.mapValues { slots in slots.contains { $0.runner?.description.softwareMixer ?? false } }
         }
         for (name, hasMixer) in present { _ = try? store.send(.setMixerPresent(hasMixer), partition: name) }
-        store.announce([Change(.outputs)])
+        _ = try? store.send(.announce([Change(.outputs)]))
         return .moved
     }
 
@@ -139,6 +140,10 @@ public final class AudioPlayer: Sendable {
             engine(partition)?.stop()
         case .applyVolume(let partition, let volume):
             engine(partition)?.setVolume(volume)
+        case .openPartition(let name):
+            openPartition(name)
+        case .closePartition(let name):
+            closePartition(name)
         default:
             break
         }
@@ -187,7 +192,7 @@ public final class AudioPlayer: Sendable {
         if runner.description.softwareMixer || runner.description.hardwareMixer, on != nil || !enable {
             changes.insert(Change(.mixer, partition: partition))
         }
-        store.announce(changes)
+        _ = try? store.send(.announce(changes))
         return true
     }
 
@@ -202,7 +207,7 @@ public final class AudioPlayer: Sendable {
             return true
         }
         guard done else { return .unsupported }
-        store.announce([Change(.outputs)])
+        _ = try? store.send(.announce([Change(.outputs)]))
         return .done
     }
 

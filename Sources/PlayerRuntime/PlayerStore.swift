@@ -54,12 +54,22 @@ public final class PlayerStore: Sendable {
     /// A partition's state, or nil if it does not exist.
     public func partition(_ name: String) -> PartitionState? { inner.withLock { $0.state[partition: name] } }
 
+    /// What `send` tells its caller.
+    public struct Sent: Sendable, Equatable {
+        /// Every effect the reducer asked for, in order (each ran or was queued as `Effect.execution` says).
+        public var effects: [Effect]
+        /// The ids of the songs an `add`/`load` appended, in order (`addid` prints them); fewer than the songs
+        /// when the queue filled up.
+        public var addedIDs: [Int] {
+            for case .added(let ids) in effects { return ids }
+            return []
+        }
+    }
+
     /// Applies one action. Throws the reducer's error with the state untouched. Observers are called before this
-    /// returns, in the order actions were applied. Returns the reducer's effects (e.g. `.added(ids:)` for `addid`).
+    /// returns, in the order actions were applied; each effect runs where `Effect.execution` says.
     @discardableResult
-    public func send(_ action: Action, partition: String = PlayerState.defaultPartition) throws(PlayerError)
-        -> [Effect]
-    {
+    public func send(_ action: Action, partition: String = PlayerState.defaultPartition) throws(PlayerError) -> Sent {
         let result: Result<[Effect], PlayerError> = inner.withLock { inner in
             var new = inner.state
             let effects: [Effect]
@@ -74,7 +84,7 @@ public final class PlayerStore: Sendable {
                 if case .announce(let change) = effect { changes.insert(change) }
             }
             if let playback = inner.playback {
-                for effect in effects where effect.isPlayback { playback(effect) }
+                for effect in effects where effect.execution.underLock { playback(effect) }
             }
             if !changes.isEmpty {
                 for observer in inner.observers.values { observer(changes) }
@@ -82,13 +92,8 @@ public final class PlayerStore: Sendable {
             return .success(effects)
         }
         let effects = try result.get()
-        for effect in effects {
-            switch effect {
-            case .announce, .added, .startPlayback, .queueNext, .pausePlayback, .stopPlayback: continue
-            default: effectQueue.yield(effect)
-            }
-        }
-        return effects
+        for effect in effects where effect.execution.onEffectTask { effectQueue.yield(effect) }
+        return Sent(effects: effects)
     }
 
     /// Connects the playback engine. Effects before this are not replayed: connect before the first action.
@@ -120,14 +125,6 @@ public final class PlayerStore: Sendable {
         return stream
     }
 
-    /// Announces a change that does not come from the player state (the database, stored playlists, …).
-    public func announce(_ changes: Set<Change>) {
-        guard !changes.isEmpty else { return }
-        inner.withLock { inner in
-            for observer in inner.observers.values { observer(changes) }
-        }
-    }
-
     /// Runs queued effects in order until cancelled. The service lifecycle runs this once.
     public func runEffects() async {
         for await effect in effectStream {
@@ -140,11 +137,34 @@ public final class PlayerStore: Sendable {
 }
 
 extension Effect {
-    /// Effects the playback engine handles synchronously (`PlayerStore.PlaybackHandler`).
-    var isPlayback: Bool {
+    /// Where the store runs an effect.
+    public enum Execution: Sendable {
+        /// Merged into the change set the observers get from the same `send`.
+        case announcement
+        /// The playback handler (`AudioPlayer`), synchronously, under the store's lock: the engine's commands only
+        /// set state and wake its threads, and the order of starts, stops and partitions must be the order of the
+        /// actions.
+        case underLock
+        /// The effect runner, on the store's effect task, in order, after the lock is released: work that may
+        /// block (the state file, a hardware mixer).
+        case effectTask
+        /// Both, in that order: the engine's software volume at once, a hardware mixer (which may block) after.
+        case underLockThenEffectTask
+        /// Not work but an answer for the caller of `send` (`Sent`).
+        case result
+
+        var underLock: Bool { self == .underLock || self == .underLockThenEffectTask }
+        var onEffectTask: Bool { self == .effectTask || self == .underLockThenEffectTask }
+    }
+
+    /// The one table of where each effect runs.
+    public var execution: Execution {
         switch self {
-        case .startPlayback, .queueNext, .pausePlayback, .stopPlayback, .applyVolume: true
-        default: false
+        case .announce: .announcement
+        case .startPlayback, .queueNext, .pausePlayback, .stopPlayback, .openPartition, .closePartition: .underLock
+        case .applyVolume: .underLockThenEffectTask
+        case .persistState: .effectTask
+        case .added: .result
         }
     }
 }

@@ -117,7 +117,7 @@ import Testing
     @Test func relativePositionsNeedACurrentSong() async {
         let c = await Self.client()
         let entries = (0..<4).map { SavedQueue.Entry(song: Song(uri: "http://host/\($0).mp3")) }
-        try? c.server.store.send(.restore(SavedState(volume: 100, queue: SavedQueue(entries: entries,
+        _ = try? c.server.store.send(.restore(SavedState(volume: 100, queue: SavedQueue(entries: entries,
                                                                                     currentPosition: 1))))
         #expect(await c.send("addid http://new +0") == "Id: 5\nOK\n")
         #expect(await c.send("move 1 +0") == "ACK [2@0] {move} Cannot move current song relative to itself\n")

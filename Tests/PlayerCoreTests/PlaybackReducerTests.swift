@@ -274,11 +274,19 @@ import Testing
     }
 
     @Test mutating func partitionsAreCreatedAndDeleted() throws {
-        try state.reduce(.newPartition("kitchen"), in: p)
+        #expect(try state.reduce(.newPartition("kitchen"), in: p) == [.openPartition("kitchen")])
         #expect(state.partitions.map(\.name) == ["default", "kitchen"])
         #expect(state[partition: "kitchen"]?.volume == nil)
         #expect(throws: PlayerError.partitionExists("kitchen")) { try state.reduce(.newPartition("kitchen"), in: p) }
-        try state.reduce(.deletePartition("kitchen"), in: p)
+        #expect(try state.reduce(.deletePartition("kitchen"), in: p)
+            == [.stopPlayback(partition: "kitchen"), .closePartition("kitchen")])
         #expect(state.partitions.map(\.name) == ["default"])
+    }
+
+    /// Changes outside the state go through the reducer too: the state stays as it was.
+    @Test mutating func anAnnouncementChangesNothing() throws {
+        let before = state
+        #expect(try state.reduce(.announce([Change(.stickers)]), in: p) == [.announce(Change(.stickers))])
+        #expect(state == before)
     }
 }

@@ -37,10 +37,24 @@ final class RecordingEffects: EffectRunner {
         #expect(await iterator.next() == [Change(.options, partition: "default")])
     }
 
+    /// Announcements reach the observers with nothing else, and are not queued as work.
+    @Test func anAnnouncementReachesTheObservers() async throws {
+        let effects = RecordingEffects()
+        let store = PlayerStore(state: PlayerState(volume: 100), effects: effects, logger: Logger(label: "test"))
+        var iterator = store.changes().makeAsyncIterator()
+        try store.send(.announce([Change(.stickers), Change(.storedPlaylists)]))
+        #expect(await iterator.next() == [Change(.stickers), Change(.storedPlaylists)])
+        store.finishEffects()
+        await store.runEffects()
+        #expect(effects.seen.withLock { $0 }.isEmpty)
+    }
+
     @Test func sendReturnsTheNewIDsWithoutRunningThem() async throws {
         let effects = RecordingEffects()
         let store = PlayerStore(state: PlayerState(volume: 100), effects: effects, logger: Logger(label: "test"))
-        #expect(try store.send(.add([Song(uri: "a"), Song(uri: "b")])) == [.added(ids: [1, 2]), .persistState])
+        let sent = try store.send(.add([Song(uri: "a"), Song(uri: "b")]))
+        #expect(sent.effects == [.added(ids: [1, 2]), .persistState])
+        #expect(sent.addedIDs == [1, 2])
         store.finishEffects()
         await store.runEffects()
         #expect(effects.seen.withLock { $0 } == [.persistState])

@@ -123,7 +123,7 @@ enum DatabaseQueryCommands {
                                                         logger: logger)
             if !songs.isEmpty {
                 // Songs that fit stay; the rest is MPD's "Playlist is too large".
-                let ids = QueueCommands.addedIDs(try store.send(.add(songs, at: at, bulk: false), partition: partition))
+                let ids = try store.send(.add(songs, at: at, bulk: false), partition: partition).addedIDs
                 guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
             }
             return Response()
@@ -166,7 +166,7 @@ enum DatabaseQueryCommands {
                 updated.insert(contentsOf: uris, at: index)
                 return updated
             }
-            if !uris.isEmpty { player.announce([Change(.storedPlaylists)]) }
+            if !uris.isEmpty { _ = try? player.send(.announce([Change(.storedPlaylists)])) }
             return Response()
         }
     }

@@ -35,7 +35,6 @@ enum PartitionCommands {
                 throw ACKError(.unknown, "too many partitions")
             }
             try store.send(.newPartition(name))
-            context.server.audio?.addPartition(name)
             return .ok(Response())
         },
         CommandSpec("delpartition", .admin, 1...1) { context, request in
@@ -53,7 +52,6 @@ enum PartitionCommands {
                 throw ACKError(.unknown, "partition still has outputs")
             }
             try store.send(.deletePartition(name))
-            context.server.audio?.removePartition(name)
             return .ok(Response())
         },
         /// Moves an output (by name) into the client's partition.

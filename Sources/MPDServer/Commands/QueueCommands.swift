@@ -193,7 +193,7 @@ enum QueueCommands {
             // A local file outside the database (`LocateAbsoluteFile`): only for local clients.
             guard context.client.isLocal else { throw ACKError(.permission, "Access to local files via TCP is not allowed") }
             let path = uri.hasPrefix("file://") ? String(uri.dropFirst("file://".count)) : uri
-            let ids = addedIDs(try store.send(.add([Song(uri: path)], at: position), partition: partition))
+            let ids = try store.send(.add([Song(uri: path)], at: position), partition: partition).addedIDs
             return .ok(single ? idResponse(ids) : Response())
         }
         if let catalog = context.server.catalog, catalog.recognizes(uri) {
@@ -204,7 +204,7 @@ enum QueueCommands {
                     // `addid` takes one song, never a collection.
                     guard songs.count == 1 else { throw PortError.notFound("No such song") }
                 }
-                let ids = addedIDs(try store.send(.add(songs, at: position), partition: partition))
+                let ids = try store.send(.add(songs, at: position), partition: partition).addedIDs
                 guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
                 return single ? idResponse(ids) : Response()
             }
@@ -213,7 +213,7 @@ enum QueueCommands {
             // Schemes the input side plays (`urlhandlers`); HTTP(S) always works through libcurl.
             guard scheme == "http" || scheme == "https" || context.server.settings.urlSchemes.contains(scheme + "://")
             else { throw ACKError(.arg, "Unsupported URI scheme") }
-            let ids = addedIDs(try store.send(.add([Song(uri: uri)], at: position), partition: partition))
+            let ids = try store.send(.add([Song(uri: uri)], at: position), partition: partition).addedIDs
             return .ok(single ? idResponse(ids) : Response())
         }
         guard let database = context.server.database else { throw PortError.disabled }
@@ -229,15 +229,10 @@ enum QueueCommands {
                 guard songs.count == 1, songs[0].uri == uri else { throw PortError.notFound("No such song") }
                 songs = [songs[0]]
             }
-            let ids = addedIDs(try store.send(.add(songs, at: position), partition: partition))
+            let ids = try store.send(.add(songs, at: position), partition: partition).addedIDs
             guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
             return single ? idResponse(ids) : Response()
         }
-    }
-
-    static func addedIDs(_ effects: [Effect]) -> [Int] {
-        for case .added(let ids) in effects { return ids }
-        return []
     }
 
     private static func idResponse(_ ids: [Int]) -> Response {

@@ -22,7 +22,7 @@ enum StickerCommands {
             @Sendable func validated() async throws -> String {
                 try await domain.validate(uri, stickers: stickers, queries: queries, playlists: playlists)
             }
-            @Sendable func announce() { store.announce([Change(.stickers)]) }
+            @Sendable func announce() { _ = try? store.send(.announce([Change(.stickers)])) }
             func requireName() throws {
                 guard !args[3].isEmpty else { throw ACKError(.arg, "empty sticker name", verbatim: true) }
             }

@@ -109,8 +109,8 @@ enum StoredPlaylistCommands {
                 for entry in clip(try await playlistSongs(request[0], store, database), range) {
                     if let song = await resolve(entry.uri, database, catalog) { songs.append(merged(entry, with: song)) }
                 }
-                let effects = try player.send(.load(songs, at: position, name: request[0]), partition: partition)
-                for case .added(let ids) in effects where ids.count < songs.count { throw PlayerError.playlistTooLarge }
+                let sent = try player.send(.load(songs, at: position, name: request[0]), partition: partition)
+                guard sent.addedIDs.count == songs.count else { throw PlayerError.playlistTooLarge }
                 return Response()
             }
         },
@@ -211,7 +211,7 @@ enum StoredPlaylistCommands {
             return edit(context) {
                 try await store.removePlaylist(request[0])
                 if let stickers, (try? await stickers.deleteSticker(type: "playlist", uri: request[0], name: nil)) == true {
-                    player.announce([Change(.stickers)])
+                    _ = try? player.send(.announce([Change(.stickers)]))
                 }
             }
         },
@@ -272,7 +272,7 @@ enum StoredPlaylistCommands {
         let player = context.server.store
         return .deferred {
             try await work()
-            player.announce([Change(.storedPlaylists)])
+            _ = try? player.send(.announce([Change(.storedPlaylists)]))
             return Response()
         }
     }
