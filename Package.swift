@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// Module rules (DESIGN.md §5) are enforced here: a target lists only the modules it may import.
+/// The module rules (CONTRIBUTING.md, docs/ARCHITECTURE.md) are enforced here: a target lists only the modules it may
+/// import.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]

@@ -48,7 +48,7 @@ extension FakeNetEaseServer {
         var handler: @Sendable (Context) -> Reply
     }
 
-    /// The endpoint table, by the `/api/...` path of reference §3.1.
+    /// The endpoint table, by the `/api/...` path the clients send (`Sources/NetEase/Endpoints`).
     static let endpoints: [Endpoint] = [
         Endpoint(path: "/api/login/qrcode/unikey", access: .open, handler: qrKey),
         Endpoint(path: "/api/login/qrcode/client/login", access: .open, handler: qrCheck),
@@ -211,7 +211,8 @@ extension FakeNetEaseServer {
         ])
     }
 
-    /// Checks the `username` the way §1.5 builds it: base64 of `deviceId + " " + encodedId`.
+    /// Checks the `username` the way the clients build it (`NetEaseCrypto.anonymousUsername`): base64 of
+    /// `deviceId + " " + encodedId`.
     static func registerAnonymous(_ context: Context) -> Reply {
         guard let username = context.string("username"), let data = Data(base64Encoded: username),
               let text = String(data: data, encoding: .utf8), let space = text.lastIndex(of: " ")
@@ -225,8 +226,8 @@ extension FakeNetEaseServer {
                      cookies: ["MUSIC_A=\(token); Max-Age=2147483647; Expires=Thu, 16 Feb 2090 08:16:56 GMT; Path=/"])
     }
 
-    /// The demo phone with its password (md5) or SMS code 1234 logs in; other numbers give the risk answers
-    /// of reference §5.7: …01 → 8821, …02 → -462, …03 → -460; unknown numbers 501; a wrong password 502.
+    /// The demo phone with its password (md5) or SMS code 1234 logs in; other numbers give NetEase's risk
+    /// answers: …01 → 8821, …02 → -462, …03 → -460; unknown numbers 501; a wrong password 502.
     static func cellphone(_ context: Context) -> Reply {
         guard let phone = context.string("phone") else { return .code(400, "参数错误") }
         switch phone {
@@ -362,7 +363,7 @@ extension FakeNetEaseServer {
 
     /// `song_url_v1` (by `level`) and the legacy `song_url` (by `br`). URLs point at this server, carry their issue
     /// time like the CDN's, and expire after `urlLifetime`. Answers come in reverse request order, since NetEase
-    /// does not keep the order either (§5.9).
+    /// does not keep the order either.
     static func songURL(_ context: Context) -> Reply {
         guard let ids = songIDs(context.params["ids"]) else { return .code(400, "参数错误") }
         let requestedBR = context.string("level").flatMap { levels[$0] } ?? context.int("br") ?? 999000
@@ -451,7 +452,7 @@ extension FakeNetEaseServer {
             "code": 200,
         ]
         if context.path.hasSuffix("/v1") {
-            // lyric_new: word-timed yrc lines (§3.1), one word per character of the title.
+            // lyric_new: word-timed yrc lines, one word per character of the title.
             let characters = Array(song.name)
             let step = max(1, 2000 / max(1, characters.count))
             let words = characters.enumerated().map { "(\(1000 + $0.offset * step),\(step),0)\($0.element)" }.joined()

@@ -4,7 +4,7 @@ import NetEase
 /// A fake NetEase Cloud Music server for the tests and `make demo`: HTTP/1.1 on 127.0.0.1 speaking the real wire
 /// protocol (weapi decrypted with a test RSA private key, eapi with the fixed key and its digest checked, plain
 /// `/api/`), answering in the real response shapes for a deterministic demo account, serving the audio and cover
-/// URLs its answers contain, and injecting the failures NetEase is known for (reference §2.6, §5).
+/// URLs its answers contain, and injecting the failures NetEase is known for.
 ///
 /// Every request is recorded with its decrypted parameters, cookies and headers, so a test asserts on what a
 /// client actually sent, not only on what it made of the answers.
@@ -16,17 +16,17 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         public var privateKey: RSAPrivateKey
         /// Where generated audio and covers live (shared across servers when the same).
         public var dataDirectory: String = NSTemporaryDirectory() + "fake-netease"
-        /// Seconds a `song_url_v1` URL stays valid; older URLs answer HTTP 403, as NetEase's CDN does (§5.1).
+        /// Seconds a `song_url_v1` URL stays valid; older URLs answer HTTP 403, as NetEase's CDN does.
         public var urlLifetime: TimeInterval = 1200
         /// How QR codes advance: only when told (`setQRState`), or by time since the key was made.
         public var qrMode: QRMode = .manual
         /// Seconds after which an unconfirmed QR key answers 800.
         public var qrLifetime: TimeInterval = 300
-        /// Public endpoints need at least a guest cookie (`MUSIC_A`), as NetEase increasingly does (§2.4).
+        /// Public endpoints need at least a guest cookie (`MUSIC_A`), as NetEase increasingly does.
         public var guestCookieRequired = true
         /// weapi requests of a logged-in session must carry `csrf_token` equal to the session's `__csrf`.
         public var checkCSRF = true
-        /// `playlist_detail.tracks` limits (§5.8): the owner's own playlists, others' playlists, no login.
+        /// `playlist_detail.tracks` limits: the owner's own playlists, others' playlists, no login.
         public var ownPlaylistTrackLimit = 1000
         public var otherPlaylistTrackLimit = 20
         public var anonymousPlaylistTrackLimit = 6
@@ -128,7 +128,7 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         public var csrf: String
     }
 
-    /// The demo account's ready-made session (cookie import, §3.2 flow 2).
+    /// The demo account's ready-made session (cookie import).
     public static let demoSession = SessionCookies(
         musicU: "FAKE_MUSIC_U_00demo0000000000000000000000000000000000000000000000000000000000000000",
         csrf: "0123456789abcdef0123456789abcdef")
@@ -245,7 +245,7 @@ public final class FakeNetEaseServer: @unchecked Sendable {
     /// Every id personal FM served, in order.
     public var fmServedSongIDs: [Int] { fmServedBatches.flatMap { $0 } }
 
-    /// Makes every audio URL issued so far answer 403, as the CDN does once a URL has expired (§5.1), without
+    /// Makes every audio URL issued so far answer 403, as the CDN does once a URL has expired, without
     /// waiting for `urlLifetime`. URLs issued afterwards play.
     public func expireURLs() {
         lock.withLock {
@@ -374,7 +374,7 @@ public final class FakeNetEaseServer: @unchecked Sendable {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(decrypted.text.utf8))) as? [String: Any]
             else { return reject("eapi text is not a JSON object") }
             params = object
-            // The header object is the client's cookie set (§1.3); the Cookie header wins where both exist.
+            // The header object is the client's cookie set; the Cookie header wins where both exist.
             var header = object["header"] as? [String: Any]
             if header == nil, let text = object["header"] as? String {
                 header = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
@@ -476,7 +476,7 @@ public final class FakeNetEaseServer: @unchecked Sendable {
         }
     }
 
-    /// NetEase's clients send numbers as numbers or strings (`"id":"347230"`, `code` as a string, §5.9).
+    /// NetEase's clients send numbers as numbers or strings (`"id":"347230"`, `code` as a string).
     static func intValue(_ value: Any?) -> Int? {
         switch value {
         case let number as NSNumber: number.intValue

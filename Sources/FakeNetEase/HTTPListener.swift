@@ -213,7 +213,7 @@ final class HTTPListener: @unchecked Sendable {
 }
 
 /// `application/x-www-form-urlencoded`, as NetEase's clients send it (`+` is a space, so base64 must arrive
-/// percent-encoded; the reference §1.2 pitfall).
+/// percent-encoded).
 public enum FormCoding {
     public static func decode(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]

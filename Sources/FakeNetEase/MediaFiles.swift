@@ -14,7 +14,7 @@ public struct MediaFiles: Sendable {
         "\(directory)/tone\(index).\(flac ? "flac" : "mp3")"
     }
 
-    /// The trial clip of `audio(index, …)`: what a trial URL serves (reference §5.2: only `end - start` seconds).
+    /// The trial clip of `audio(index, …)`: what a trial URL serves (only `end - start` seconds).
     public func clip(_ index: Int) -> String {
         "\(directory)/clip\(index).mp3"
     }

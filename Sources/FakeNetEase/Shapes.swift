@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON objects of NetEase's responses, field for field as in `reference/netease-samples/` (new "Song2" shape,
+/// The JSON objects of NetEase's responses, field for field as in `Tests/NetEaseSamples` (new "Song2" shape,
 /// privileges, playlists, users, albums, artists). Picture URLs point at the fake server itself, in the CDN's path
 /// shape (`/<token>==/<picId>.jpg`), so clients fetch covers from it.
 struct Shapes {
@@ -31,7 +31,7 @@ struct Shapes {
 
     func artistRef(_ id: Int) -> JSON {
         guard let artist = catalog.artists[id] else {
-            // Cloud uploads: NetEase sends a null name (reference §5.9).
+            // Cloud uploads: NetEase sends a null name.
             return ["id": 0, "name": Self.null, "tns": [Any](), "alias": [Any]()]
         }
         return ["id": artist.id, "name": artist.name, "tns": [Any](), "alias": artist.alias, "alia": artist.alias]

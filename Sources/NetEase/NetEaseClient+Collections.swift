@@ -14,7 +14,7 @@ extension NetEaseClient {
     }
 
     /// A playlist and all its tracks: `playlist_detail`, then `song_detail` for the ids whose songs its
-    /// (possibly truncated) `tracks` lacks (reference §5.8).
+    /// (possibly truncated) `tracks` lacks.
     public func playlistTracks(id: Int64) throws(NetEaseError) -> (playlist: NetEasePlaylist, songs: [NetEaseSong]) {
         let playlist = try send(PlaylistEndpoints.Detail(id: id)).playlist
         let included = playlist.tracks ?? []
@@ -53,7 +53,7 @@ extension NetEasePlaylist {
 
 extension NetEaseClient {
     /// `playlist_tracks` with NCM's one retry: NetEase answers code 512 to some valid edits and accepts the same
-    /// edit with the id list sent twice over (reference §3.1, "On 512, retry with ids duplicated"). Returns the ids
+    /// edit with the id list sent twice over. Returns the ids
     /// NetEase names in its answer (empty when it names none).
     @discardableResult
     public func changePlaylistTracks(_ operation: PlaylistEndpoints.Tracks.Operation, playlistID: Int64,

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// How a request is encrypted (reference §1). The endpoint path is always written `/api/…`; the scheme decides
+/// How a request is encrypted. The endpoint path is always written `/api/…`; the scheme decides
 /// the URL it really goes to.
 public enum RequestCrypto: String, Sendable, Equatable, CaseIterable {
     /// The web client's scheme: `<api_url>/weapi/…`, AES twice plus RSA. The default for almost everything.
@@ -72,7 +72,7 @@ public final class NetEaseClient: Sendable {
     /// The host the linuxapi payload names; NetEase forwards to it internally, whatever host received the call.
     static let linuxapiForwardHost = "https://music.163.com"
     /// Client identity cookies that must never ride on weapi: NetEase drops scrobbles that carry them (ENH
-    /// e9bad5d, reference §2.3).
+    /// e9bad5d).
     static let weapiForbiddenCookies: Set<String> = ["os", "appver", "osver", "channel"]
 
     public let configuration: Configuration
@@ -194,7 +194,7 @@ public final class NetEaseClient: Sendable {
         return cookies.keys.sorted().map { "\($0)=\(cookies[$0]!)" }.joined(separator: "; ")
     }
 
-    /// eapi's `header` object, which is also its whole Cookie header (reference §1.3).
+    /// eapi's `header` object, which is also its whole Cookie header.
     func eapiHeader(_ jar: [String: String], overrides: [String: String], now: Date) -> [String: String] {
         let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
         var header = configuration.eapiIdentity
@@ -251,7 +251,7 @@ public final class NetEaseClient: Sendable {
         }
     }
 
-    /// Status and body → JSON or the error they mean (reference §2.6). The body may be eapi ciphertext
+    /// Status and body → JSON or the error they mean. The body may be eapi ciphertext
     /// (`e_r`), which is recognised by not starting like JSON.
     static func interpret(status: Int, body: [UInt8], accepting: Set<Int>) throws(NetEaseError) -> Result {
         if status == 405 || status == 406 { throw .rateLimited(code: status) }

@@ -1,7 +1,7 @@
 import CCrypto
 import Foundation
 
-/// NetEase's request encryption (reference §1): weapi (two AES-CBC passes and textbook RSA of the reversed key),
+/// NetEase's request encryption: weapi (two AES-CBC passes and textbook RSA of the reversed key),
 /// eapi (AES-ECB of `path-36cd479b6b5-json-36cd479b6b5-md5`), linuxapi, the anonymous-register user name, and
 /// the inverse operations the fake server in the tests needs. Everything comes from OpenSSL's libcrypto.
 public enum NetEaseCrypto {
@@ -86,7 +86,7 @@ public enum NetEaseCrypto {
         hexUpper(aesECBEncrypt(key: linuxapiKey, Array(text.utf8)))
     }
 
-    /// The `username` of `/api/register/anonimous` for a device id (reference §1.5).
+    /// The `username` of `/api/register/anonimous` for a device id.
     public static func anonymousUsername(deviceID: String) -> String {
         let id = Array(deviceID.utf8)
         let xored = id.enumerated().map { $0.element ^ idXorKey[$0.offset % idXorKey.count] }
@@ -188,7 +188,7 @@ public struct RSAPublicKey: Sendable, Equatable {
         self.exponent = exponent
     }
 
-    /// NetEase's key (reference §1.1).
+    /// NetEase's key.
     public static let netease = RSAPublicKey(
         modulus: NetEaseCrypto.fromHex(
             "00e0b509f6259df8642dbc35662901477df22677ec152b5ff68ace615bb7b725152b3ab17a876aea8a5aa76d2e417629ec4ee341f56135fccf695280104e0312ecbda92557c93870114af6c9d05c4f7f0c3685b7a46bee255932575cce10b424d813cfe4875d3e82047b97ddef52741d546b8e289dc6935b3ece0462db0a22b8e7")!,

@@ -3,7 +3,7 @@ import NetEase
 import ServerPorts
 
 /// The sticker database the protocol sees: MPD's SQLite stickers, except two names on NetEase songs
-/// (`netease://song/<id>`, DESIGN §2). `liked` is NetEase's like (红心) both ways: it reads the like list (the synced
+/// (`netease://song/<id>`). `liked` is NetEase's like (红心) both ways: it reads the like list (the synced
 /// `Liked` folder, else NetEase's list) and `set`/`delete` like and unlike on NetEase. A song that is not liked
 /// has no `liked` sticker, so `sticker find … liked` lists exactly the liked songs. `disliked` stays a local
 /// sticker, but setting it puts the song in the personal FM's trash on NetEase and tells `onDisliked` (the

@@ -6,7 +6,7 @@ import NetEase
 import PlayerCore
 import ServerPorts
 
-/// NetEase as a music source of the server (DESIGN §2): the virtual directory (`NetEase/Daily`, `…/Liked`,
+/// NetEase as a music source of the server: the virtual directory (`NetEase/Daily`, `…/Liked`,
 /// `…/Playlists/<name>` …), `netease://` URIs and share links for `add`, the online search, album covers, and the
 /// sync of the user's collection into the music database. Listings the sync stored are read from the database
 /// (offline, fast); the rest is asked live and remembered for a minute.

@@ -133,7 +133,7 @@ public final class NetEaseDecoderFactory: AudioDecoderFactory, Sendable {
     }
 
     /// Lookups started by `prepare`, waited for by `open`; granted URLs are kept while fresh, so playing a song
-    /// again (`previous`, repeat, a seek after a stop) needs no lookup (reference §5.1: cache ≤ 15 min, look up again
+    /// again (`previous`, repeat, a seek after a stop) needs no lookup (cache ≤ 15 min, look up again
     /// on 403/404).
     final class LookupCache: @unchecked Sendable {
         private let condition = NSCondition()

@@ -2,7 +2,7 @@ import Foundation
 import NetEase
 
 /// One NetEase song's stream as `song_url` granted it: looked up when the song is about to play, kept only for the
-/// few seconds between that lookup and the song's start (reference §5.1: never store URLs).
+/// few seconds between that lookup and the song's start (never store URLs).
 struct NetEaseStreamGrant: Sendable {
     var songID: Int64
     var url: String
@@ -55,7 +55,7 @@ enum NetEaseStreamProblem: Error, CustomStringConvertible {
 }
 
 extension NetEaseService {
-    /// Looks up a song's stream URL the way the reference (§3.1 `song_url_v1`, §5.2) describes: eapi
+    /// Looks up a song's stream URL this way: eapi
     /// `song_url_v1` at the configured `quality`, then level by level below it while NetEase grants no URL; then
     /// weapi `song_url_v1`; then the legacy `song_url` with a bit rate. A trial clip is kept only when no full stream
     /// turns up. Blocking.

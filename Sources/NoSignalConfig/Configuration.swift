@@ -2,7 +2,7 @@ import Foundation
 import MPDProtocol
 
 /// Everything NoSignal reads from its configuration file, with the defaults filled in, so the rest of the
-/// program never sees a missing value. The file uses MPD's syntax and MPD's option names (DESIGN.md §6), so an
+/// program never sees a missing value. The file uses MPD's syntax and MPD's option names, so an
 /// MPD user's `mpd.conf` mostly carries over: the options NoSignal does not use yet are listed in `warnings`.
 public struct Configuration: Sendable, Equatable {
     /// `music_directory`; default `~/Music`.
@@ -116,7 +116,7 @@ public struct Configuration: Sendable, Equatable {
         self.sourceFile = sourceFile
     }
 
-    /// The configuration with no file at all: NoSignal must run without one (DESIGN.md §6).
+    /// The configuration with no file at all: NoSignal must run without one.
     public static func defaults(environment: [String: String]) -> Configuration {
         let home = PathExpander.home(from: environment)
         let dataDirectory = PathExpander.xdgDirectory("XDG_DATA_HOME", fallback: ".local/share", environment: environment)

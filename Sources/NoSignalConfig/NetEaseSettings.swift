@@ -1,6 +1,6 @@
 /// The `netease { … }` block. Every field has a default so NoSignal runs in guest mode with no block at all.
 public struct NetEaseSettings: Sendable, Equatable {
-    /// The `song_url_v1` levels, lowest first (`reference/netease-api.md`). The account may get less than it
+    /// The `song_url_v1` levels, lowest first. The account may get less than it
     /// asks for; the client falls back to the best level granted.
     public static let qualityLevels = ["standard", "higher", "exhigh", "lossless", "hires", "jyeffect", "sky", "jymaster"]
 
@@ -44,7 +44,7 @@ public struct NetEaseSettings: Sendable, Equatable {
     public static let defaultQuality = "exhigh"
     public static let defaultDirectoryName = "NetEase"
     public static let defaultTimeout = 15
-    /// Hourly: the collection changes slowly, and NetEase rate-limits bursts (reference §5.4).
+    /// Hourly: the collection changes slowly, and NetEase rate-limits bursts.
     public static let defaultSyncInterval = 3600
     /// Relative to the data directory.
     public static let defaultCookieFileName = "netease-cookies"

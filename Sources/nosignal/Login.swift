@@ -75,7 +75,7 @@ struct Login: AsyncParsableCommand {
 }
 
 extension Login {
-    /// Phone login, with NetEase's usual refusals explained (reference §5.7).
+    /// Phone login, with NetEase's usual refusals explained.
     func phoneLogin(_ client: NetEaseClient, phone: String) throws {
         let secret: LoginEndpoints.Cellphone.Secret
         if sms {

@@ -205,7 +205,7 @@ extension Harness {
         #expect(scrobbles.map(\.time) == [0, 6, 8])
         #expect(scrobbles.map(\.source) == ["list", "list", "album"])
         #expect(scrobbles.allSatisfy { $0.when >= before.addingTimeInterval(-1) && $0.when <= Date() })
-        // weapi, and without the identity cookies NetEase drops scrobbles for (§5.9).
+        // weapi, and without the identity cookies NetEase drops scrobbles for.
         let sent = try #require(harness.server.requests(for: "/api/feedback/weblog").last)
         #expect(sent.scheme == .weapi && sent.cookies["os"] == nil && sent.cookies["appver"] == nil)
     }

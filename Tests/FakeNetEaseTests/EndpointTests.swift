@@ -3,7 +3,7 @@ import Foundation
 import NetEase
 import Testing
 
-/// Every endpoint answers in the samples' shapes (reference/netease-samples) with the demo account's data.
+/// Every endpoint answers in the samples' shapes (`Tests/NetEaseSamples`) with the demo account's data.
 @Suite struct EndpointTests {
     let harness: Harness
     let me = Harness.demoCookies

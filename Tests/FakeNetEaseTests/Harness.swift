@@ -145,7 +145,7 @@ final class Harness: @unchecked Sendable {
                  headers: [("Content-Type", "application/x-www-form-urlencoded")] + Self.cookieHeader(cookies))
     }
 
-    /// A guest cookie from `register_anonimous`, the way §1.5 builds the user name.
+    /// A guest cookie from `register_anonimous`, the way the clients build the user name.
     func guestCookies() throws -> [String: String] {
         let answer = try weapi("/api/register/anonimous",
                                ["username": NetEaseCrypto.anonymousUsername(deviceID: "0123456789ABCDEF")])

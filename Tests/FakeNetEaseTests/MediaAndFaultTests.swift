@@ -30,7 +30,7 @@ import Testing
     @Test func songURLsPlayAndFFprobeReadsThem() throws {
         let harness = try Harness()
         let data = try songURL(harness, "[5000011,5000045,5000031]")
-        // NetEase does not keep the request order (§5.9); the fake answers in reverse.
+        // NetEase does not keep the request order; the fake answers in reverse.
         #expect(data.map { $0.int("id") } == [5_000_031, 5_000_045, 5_000_011])
         let mp3 = try #require(data.first { $0.int("id") == 5_000_011 })
         #expect(mp3.int("code") == 200 && mp3.string("type") == "mp3" && mp3.int("expi") == 1200)

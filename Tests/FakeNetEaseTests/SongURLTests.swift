@@ -34,7 +34,7 @@ import Testing
         let ids = [5_000_011, DemoCatalog.unavailableSongID, 5_000_031]
         for crypto in [RequestCrypto.eapi, .weapi] {
             let data = try client.send(SongEndpoints.URL(ids: ids.map(Int64.init), level: "exhigh", crypto: crypto)).data
-            // Not the request order (§5.9): the fake answers in reverse.
+            // Not the request order: the fake answers in reverse.
             #expect(data.map(\.id) == [5_000_031, 5_000_045, 5_000_011])
             #expect(data[0].url != nil && data[0].code == 200 && data[0].bitRate == 320000 && data[0].level == "exhigh")
             #expect(data[1].url == nil && data[1].code == 404)

@@ -147,7 +147,7 @@ import Testing
     }
 
     /// A cookie file whose login NetEase no longer knows: the account check finds it expired and registers a guest
-    /// (DESIGN §3, reference §2.4: "send MUSIC_A whenever there is no MUSIC_U"). The search must then work as a
+    /// (NetEase wants `MUSIC_A` whenever there is no `MUSIC_U`). The search must then work as a
     /// guest: the stale `MUSIC_U` stays stored but is no longer sent, so the guest cookie is.
     @Test func expiredLoginSearchesWithTheGuestCookie() async throws {
         let fixture = try Fixture(loggedIn: false)

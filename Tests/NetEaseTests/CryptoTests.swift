@@ -3,7 +3,7 @@ import TestTools
 import NetEase
 import Testing
 
-/// The vectors of the reference (§1.6), computed three independent ways there.
+/// The vectors of the reference, computed three independent ways there.
 @Suite struct CryptoTests {
     @Test func weapiWithTheFixedKey() {
         let (params, encSecKey) = NetEaseCrypto.weapi(#"{"csrf_token":""}"#, secretKey: "FFFFFFFFFFFFFFFF")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The endpoints that change the account (like, playlists, FM dislikes, scrobbles) and heartbeat mode: what each
-/// sends (reference §3.1) and how its answer reads. The FakeNetEaseTests run them against the fake server.
+/// sends and how its answer reads. The FakeNetEaseTests run them against the fake server.
 @Suite struct EditingEndpointTests {
     func check<E: NetEaseEndpoint>(_ endpoint: E, _ path: String, _ parameters: [String: JSONValue],
                                    sourceLocation: SourceLocation = #_sourceLocation) {

@@ -3,7 +3,7 @@ import Foundation
 import PlayerCore
 import Testing
 
-/// The reference's sample responses (`reference/netease-samples/`, copied to `Tests/NetEaseSamples`), each read
+/// The reference's sample responses (`Tests/NetEaseSamples`), each read
 /// through the typed response of its endpoint.
 @Suite struct NetEaseSampleTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -1,7 +1,7 @@
 import Testing
 @testable import NoSignalConfig
 
-/// Every way a file can be wrong, with the exact one line `nosignal` prints (DESIGN.md §6).
+/// Every way a file can be wrong, with the exact one line `nosignal` prints.
 struct ConfigErrorTests {
     @Test(arguments: [
         // Names.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import NoSignalConfig
 
-/// `conf/nosignal.conf` is the documented example (DESIGN.md §6); it must keep parsing, both as shipped
+/// `conf/nosignal.conf` is the documented example; it must keep parsing, both as shipped
 /// (everything commented out) and with every setting uncommented.
 struct ExampleConfigTests {
     static let examplePath = URL(fileURLWithPath: #filePath)

@@ -5,7 +5,7 @@ import Testing
 import AudioOutputs
 
 /// The player end to end through the real alsa-lib code path: what the output receives must be exactly what
-/// `ffmpeg -f s16le` decodes from the same sources (DESIGN §4; issue 4's "done when").
+/// `ffmpeg -f s16le` decodes from the same sources (issue 4's "done when").
 @Suite(.serialized) struct PlaybackTests {
     @Test func aSongReachesTheOutputSampleForSample() throws {
         let h = try PlaybackHarness()

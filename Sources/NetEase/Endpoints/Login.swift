@@ -1,4 +1,4 @@
-/// Login and session endpoints (reference §3.1, §3.2). QR login is the one that works reliably; cellphone
+/// Login and session endpoints. QR login is the one that works reliably; cellphone
 /// login is a last resort that NetEase often answers with a captcha demand (8821, -462).
 public enum LoginEndpoints {
     /// `login_qr_key`: a key to show as a QR code. weapi `type:1` with `noCheckToken` (GMF, PYNCM).

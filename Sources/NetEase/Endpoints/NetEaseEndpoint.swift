@@ -1,6 +1,6 @@
 /// One NetEase API call as a value: where it goes, how it is encrypted, what it sends and what comes back
 /// (the shape of the NoSignal iOS app's `NeteaseCloudMusicAction`). `NetEaseClient.send` runs it. Paths and
-/// parameters follow the reference's endpoint table (`reference/netease-api.md` §3.1); the group files name the
+/// parameters are what NetEase's own clients send; the group files name the
 /// NCM module each one mirrors.
 public protocol NetEaseEndpoint: Sendable {
     associatedtype Response: Decodable & Sendable
@@ -38,7 +38,7 @@ public struct NetEasePage: Sendable, Equatable {
 }
 
 extension KeyedDecodingContainer where Key == AnyKey {
-    /// The self-hosted NeteaseCloudMusicApi wraps some bodies in `data` (reference §2.7); reading through it
+    /// The self-hosted NeteaseCloudMusicApi wraps some bodies in `data`; reading through it
     /// lets one type serve both backends.
     func unwrappingData(unless keys: [String]) throws -> KeyedDecodingContainer<AnyKey> {
         if keys.contains(where: { contains(AnyKey($0)) }) { return self }

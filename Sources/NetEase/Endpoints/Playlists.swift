@@ -31,7 +31,7 @@ public enum PlaylistEndpoints {
 
     /// `playlist_detail` (`/api/v6/playlist/detail`) over weapi (GMF, PYNCM; NCM uses plain api). `tracks` may
     /// be truncated; `trackIds` is complete when logged in, so `NetEaseClient.playlistTracks` fetches the rest
-    /// with `song_detail` (reference §5.8).
+    /// with `song_detail`.
     public struct Detail: NetEaseEndpoint {
         public var id: Int64
         public init(id: Int64) { self.id = id }

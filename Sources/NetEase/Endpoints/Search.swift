@@ -1,7 +1,7 @@
 /// Catalogue search.
 public enum SearchEndpoints {
-    /// `cloudsearch` (`/api/cloudsearch/pc`). weapi by default: `/weapi/cloudsearch/pc` works (GMF, reference
-    /// §7); NCM sends it as eapi, which `crypto` allows.
+    /// `cloudsearch` (`/api/cloudsearch/pc`). weapi by default: `/weapi/cloudsearch/pc` works (as GMF sends
+    /// it); NCM sends it as eapi, which `crypto` allows.
     public struct CloudSearch: NetEaseEndpoint {
         public enum Kind: Int, Sendable, Equatable {
             case songs = 1

@@ -94,7 +94,7 @@ extension UserEndpoints {
     /// `scrobble` (`/api/feedback/weblog`): one play log entry, which counts toward "recently played" (最近播放) and
     /// the listening ranking (听歌排行). `logs` is itself JSON text; `sourceID` is the playlist or album the song
     /// was played from, `seconds` how long it played. weapi, whose cookie never carries `os`/`appver`: NetEase drops
-    /// scrobbles that do (reference §5.9). ENH sends `action` "startplay" first, then "play".
+    /// scrobbles that do. ENH sends `action` "startplay" first, then "play".
     public struct Scrobble: NetEaseEndpoint {
         public var songID: Int64
         public var sourceID: Int64?

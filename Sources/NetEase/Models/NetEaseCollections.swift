@@ -28,7 +28,7 @@ public struct NetEasePlaylist: Sendable, Equatable, Decodable {
     /// 5: the user's "liked songs" playlist; 10: an official chart.
     public var specialType: Int?
     public var description: String?
-    /// Only in playlist_detail: every track id, in order (complete when logged in, reference §5.8).
+    /// Only in playlist_detail: every track id, in order (complete when logged in).
     public var trackIDs: [Int64]?
     /// Only in playlist_detail: the first tracks in full; may be truncated.
     public var tracks: [NetEaseSong]?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a `netease://` URI or a NetEase share link names (DESIGN §2): `add` expands it to its songs.
+/// What a `netease://` URI or a NetEase share link names: `add` expands it to its songs.
 public enum NetEaseReference: Sendable, Equatable, Hashable {
     case song(Int64)
     case playlist(Int64)

@@ -38,7 +38,7 @@ public struct NetEaseAlbumRef: Sendable, Equatable, Decodable {
     }
 }
 
-/// What NetEase's `privilege` says about playing a song (reference §5.2).
+/// What NetEase's `privilege` says about playing a song.
 public struct NetEasePrivilege: Sendable, Equatable, Decodable {
     public var id: Int64
     public var fee: Int?
@@ -63,7 +63,7 @@ public struct NetEasePrivilege: Sendable, Equatable, Decodable {
     }
 }
 
-/// A song in either of NetEase's two shapes (reference §3.0): the new one (`ar`, `al`, `dt`, `cd`,
+/// A song in either of NetEase's two shapes: the new one (`ar`, `al`, `dt`, `cd`,
 /// `publishTime`) from song_detail, search, playlists, albums; the old one (`artists`, `album`, `duration`,
 /// `disc`) from personal FM, search suggestions and DJ programmes. Both decode to the same fields, so the rest of
 /// the server maps one model to MPD tags.
@@ -136,7 +136,7 @@ public struct NetEaseSong: Sendable, Equatable, Decodable {
     /// The album cover, when NetEase has one.
     public var coverURL: String? { album?.coverURL.flatMap { $0.isEmpty ? nil : $0 } }
 
-    /// The song as the player core sees it, with the tags of the reference's mapping table (§3.0): Artist once
+    /// The song as the player core sees it, with these tags: Artist once
     /// per artist, AlbumArtist (the album's artist, else the first artist), Title, Album, Track, Disc, Date
     /// (the release day in Beijing time, which is how NetEase stores it), Comment (an alias or translation of the
     /// title, which NetEase's apps show next to it), and the duration.
@@ -183,7 +183,7 @@ extension NetEaseAlbumRef {
     }
 }
 
-/// The `netease://` URIs (DESIGN §2).
+/// The `netease://` URIs.
 public enum NetEaseURI {
     public static let scheme = "netease://"
     public static func song(_ id: Int64) -> String { "netease://song/\(id)" }
