@@ -18,7 +18,8 @@ public struct NetEaseSettings: Sendable, Equatable {
     public var quality: String
     /// `cookie_file`: where the login cookies are kept (mode 0600). Default `<data_directory>/netease-cookies`.
     public var cookieFile: String
-    /// `search_online`: whether `search`/`find` also ask NetEase, not only the local database.
+    /// `search_online`: whether `search` (and `searchadd`, `searchaddpl`) also asks NetEase, not only the local
+    /// database; `find` matches exactly, so it never does.
     public var searchOnline: Bool
     /// `directory_name`: the virtual directory at the root of `lsinfo`.
     public var directoryName: String

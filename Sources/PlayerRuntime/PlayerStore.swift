@@ -2,8 +2,8 @@ import Logging
 import PlayerCore
 import Synchronization
 
-/// Runs the effects the reducer asks for (mixer, persistence, later the decoder). Effects run in the order they
-/// were produced, on the store's effect task, never inside the reducer or on a protocol thread.
+/// Runs the effects that may block (the state file, a hardware mixer; `Effect.execution` says which). They run in
+/// the order they were produced, on the store's effect task, never inside the reducer or on a protocol thread.
 public protocol EffectRunner: Sendable {
     func run(_ effect: Effect) async
 }
