@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import Logging
 import MPDProtocol
 import PlayerCore
 import Synchronization

@@ -1,3 +1,4 @@
+import Foundation
 import MPDProtocol
 import NetEase
 import ServerPorts

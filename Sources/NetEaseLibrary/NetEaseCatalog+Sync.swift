@@ -1,5 +1,6 @@
 import Foundation
 import Library
+import Logging
 import MPDProtocol
 import NetEase
 import PlayerCore

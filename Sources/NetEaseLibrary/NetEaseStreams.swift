@@ -1,5 +1,6 @@
 import Foundation
 import NetEase
+import PlayerCore
 
 /// One NetEase song's stream as `song_url` granted it: looked up when the song is about to play, kept only for the
 /// few seconds between that lookup and the song's start (never store URLs).

@@ -6,6 +6,7 @@ import NIOCore
 import NIOEmbedded
 import NoSignalApp
 import NoSignalConfig
+import ServerPorts
 import Synchronization
 
 /// The whole NoSignal server under a protocol fuzzer: the real wiring (`Application`: store, SQLite library and

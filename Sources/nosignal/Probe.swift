@@ -4,6 +4,7 @@ import Foundation
 import NetEase
 import NoSignalApp
 import PlayerCore
+import PlayerRuntime
 
 /// `nosignal probe …`: MPD's `run_decoder` / `run_output` debugging tools, for users checking their setup.
 struct Probe: AsyncParsableCommand {

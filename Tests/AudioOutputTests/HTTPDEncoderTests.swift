@@ -2,6 +2,7 @@ import AudioOutputs
 import FFmpegDecoder
 import Foundation
 import PlayerCore
+import Synchronization
 import Testing
 
 /// A 440 Hz sine in any of the pipeline's sample formats.

@@ -4,6 +4,7 @@ import GRDB
 @testable import Library
 import Logging
 import MPDProtocol
+import PlayerCore
 import Testing
 
 /// Schema upgrades of existing database files, and the `(tag, value)` index an update may drop while it writes.

@@ -1,7 +1,8 @@
 import MPDProtocol
-import PlayerCore
-import Testing
 @testable import MPDServer
+import PlayerCore
+import PlayerRuntime
+import Testing
 
 /// The queue commands, in memory. Expected texts come from MPD 0.23.12.
 @Suite struct QueueCommandsTests {

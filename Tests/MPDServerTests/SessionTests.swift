@@ -1,6 +1,8 @@
 import MPDProtocol
-import Testing
 @testable import MPDServer
+import PlayerCore
+import PlayerRuntime
+import Testing
 
 @Suite struct SessionTests {
     @Test func greetingNamesTheProtocolVersion() async {

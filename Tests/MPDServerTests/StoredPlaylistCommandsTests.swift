@@ -1,3 +1,4 @@
+import Logging
 import MPDProtocol
 @testable import MPDServer
 import PlayerCore

@@ -1,5 +1,6 @@
 import FakeNetEase
 import Foundation
+import Library
 import MPDProtocol
 import MPDServer
 import NetEase

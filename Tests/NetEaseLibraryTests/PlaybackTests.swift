@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NetEase
 @testable import NetEaseLibrary
+import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
 import TestTools

@@ -6,6 +6,7 @@ import MPDServer
 import NetEase
 @testable import NetEaseLibrary
 import PlayerCore
+import ServerPorts
 import Testing
 
 /// `update NetEase` and the background sync: the collection goes into the SQLite library, and the synced folders

@@ -1,5 +1,6 @@
-import Testing
+import MPDProtocol
 @testable import NoSignalConfig
+import Testing
 
 /// The syntax, as MPD's `src/config/File.cxx` and `src/util/Tokenizer.cxx` read it.
 struct ConfigFileReaderTests {

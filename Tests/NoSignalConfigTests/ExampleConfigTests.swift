@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import MPDProtocol
 @testable import NoSignalConfig
+import Testing
 
 /// `conf/nosignal.conf` is the documented example; it must keep parsing, both as shipped
 /// (everything commented out) and with every setting uncommented.

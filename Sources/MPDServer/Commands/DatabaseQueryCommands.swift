@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 import ServerPorts
 
 /// Searching the music database (`src/command/DatabaseCommands.cxx`): `find`, `search`, `findadd`, `searchadd`,

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 
 /// "Audio output devices" (`src/command/OutputCommands.cxx`): `outputs`, `enableoutput`, `disableoutput`,
 /// `toggleoutput`, `outputset`.

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 
 /// "Partition commands" (`src/command/PartitionCommands.cxx`): `partition`, `listpartitions`, `newpartition`,
 /// `delpartition`, `moveoutput`.

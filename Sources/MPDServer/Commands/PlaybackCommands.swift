@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 
 /// "Controlling playback" (`src/command/PlayerCommands.cxx`): `next`, `pause`, `play`, `playid`, `previous`,
 /// `seek`, `seekid`, `seekcur`, `stop`.

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 
 /// "Playback options": `consume`, `crossfade`, `mixrampdb`, `mixrampdelay`, `random`, `repeat`, `setvol`,
 /// `getvol`, `single`, `replay_gain_mode`, `replay_gain_status`, `volume`.

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 import ServerPorts
 
 /// "The Queue" (`src/command/QueueCommands.cxx`, `TagCommands.cxx`): editing and listing the current playlist.

@@ -1,5 +1,7 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
+import ServerPorts
 
 /// "Querying MPD's status" (`doc/protocol.rst`): `clearerror`, `currentsong`, `idle`, `status`, `stats`.
 enum StatusCommands {

@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 import ServerPorts
 
 /// Stickers (`src/command/StickerCommands.cxx`): `sticker get|set|inc|dec|delete|list|find` on songs,

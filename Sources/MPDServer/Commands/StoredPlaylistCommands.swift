@@ -1,5 +1,6 @@
 import MPDProtocol
 import PlayerCore
+import PlayerRuntime
 import ServerPorts
 
 /// "Stored playlists" (`src/command/PlaylistCommands.cxx`): m3u files in `playlist_directory`, through the
