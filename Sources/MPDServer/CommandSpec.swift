@@ -32,13 +32,26 @@ public struct CommandSpec: Sendable {
     /// MPD's max −1: at least `arguments.lowerBound`, no upper bound.
     public var unbounded: Bool
     public var handler: CommandHandler
+    /// The file that declares the command, as the compiler named it (`#filePath`), captured by default so that
+    /// `docs/commands.md` can say where each handler lives without any call site naming it. (`#fileID` would drop the
+    /// `Commands/` folder.)
+    public var filePath: String
+
+    /// `filePath` from the package root, e.g. `Sources/MPDServer/Commands/QueueCommands.swift`: from its last
+    /// `Sources` folder on, however the build spelled the path.
+    public var sourceFile: String {
+        let parts = filePath.split(separator: "/", omittingEmptySubsequences: false)
+        guard let root = parts.lastIndex(of: "Sources") else { return filePath }
+        return parts[root...].joined(separator: "/")
+    }
 
     public init(_ name: String, _ permission: Permission, _ arguments: ClosedRange<Int>?, unbounded: Bool = false,
-                handler: @escaping CommandHandler) {
+                filePath: String = #filePath, handler: @escaping CommandHandler) {
         self.name = name
         self.permission = permission
         self.arguments = arguments
         self.unbounded = unbounded
+        self.filePath = filePath
         self.handler = handler
     }
 
