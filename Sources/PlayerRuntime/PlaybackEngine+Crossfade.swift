@@ -32,7 +32,7 @@ extension PlaybackEngine {
     /// on both songs, the overlap where the old song's end and the new song's start cross `mixrampdb`, minus the
     /// delay; otherwise the crossfade time.
     private func crossfadeSeconds(after song: SongStream) -> Double? {
-        let options = options()
+        let options = lock.withLock { self.options }
         let seconds = options.crossfade
         guard seconds > 0, let current = song.duration, current >= Self.minimumCrossfadeSong, seconds < current,
               let next = lock.withLock({ queued.flatMap { $0.borderPause ? nil : $0.item } })

@@ -159,8 +159,9 @@ extension PlaybackEngine {
     }
 
     /// The ReplayGain mode a song is opened with: `auto` is track gain in random mode, album gain otherwise.
+    /// Called without the lock (when a song is opened).
     func effectiveReplayGainMode() -> ReplayGainMode {
-        let options = options()
+        let options = lock.withLock { self.options }
         if options.replayGainMode == .auto { return options.random ? .track : .album }
         return options.replayGainMode
     }

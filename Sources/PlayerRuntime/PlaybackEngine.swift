@@ -29,7 +29,8 @@ public struct PlaybackProgress: Equatable, Sendable {
 /// - `OutputRunner.swift`: an output (`OutputRunner`) and its thread.
 ///
 /// Threads:
-/// - Callers: the store calls `start`, `queueNext`, `setPaused`, `stop`, `setVolume` under its own lock;
+/// - Callers: the store calls `start`, `queueNext`, `setPaused`, `stop`, `setVolume` under its own lock, and
+///   `setOptions` (through `AudioPlayer`) whenever a partition's options change, also under its lock;
 ///   `AudioPlayer` calls the outputs API. None of these block: they change guarded state and wake the threads.
 /// - The decoder thread (one per engine, `decoderLoop`): opens and reads songs without the lock, then pushes
 ///   their PCM into the pipe under it, waiting while the pipe is full.
@@ -54,13 +55,16 @@ public final class PlaybackEngine: @unchecked Sendable {
     let converters: any PCMConverterFactory
     let locate: @Sendable (Song) -> String
     let report: @Sendable (Action) -> Void
-    let options: @Sendable () -> PlaybackOptions
     let settings: Settings
     let logger: Logger
     let lock = ConditionLock()
 
     // Everything below is guarded by `lock`.
     var token = 0
+    /// The partition's options (crossfade, MixRamp, ReplayGain mode, random): the engine's own copy, pushed by
+    /// their owner whenever they change (`setOptions`), so the decoder thread reads them under this lock instead
+    /// of asking the store for them at every chunk.
+    var options: PlaybackOptions
     /// Bumped when the pipe is emptied (start, stop): outputs drop what their device buffers.
     var generation = 0
     /// Bumped whenever the decoder must abandon what it decodes.
@@ -86,8 +90,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// What crossfading needs to know of the queued song, read once per song (decoder thread only, unguarded).
     var nextSongCache: (id: Int, facts: NextSongFacts?)?
 
+    /// `options`: the partition's options now; every later change must come through `setOptions`.
     public init(decoders: any AudioDecoderFactory, converters: any PCMConverterFactory, settings: Settings = Settings(),
-                locate: @escaping @Sendable (Song) -> String, options: @escaping @Sendable () -> PlaybackOptions,
+                locate: @escaping @Sendable (Song) -> String, options: PlaybackOptions = PlaybackOptions(),
                 report: @escaping @Sendable (Action) -> Void, logger: Logger) {
         self.decoders = decoders
         self.converters = converters
@@ -187,6 +192,13 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// The software mixer's volume for outputs with `mixer_type "software"`.
     public func setVolume(_ percent: Int) {
         lock.withLock { volume = percent }
+    }
+
+    /// The partition's options changed. The decoder reads them at the same points as before they were pushed:
+    /// per chunk while it decides whether to crossfade, and when it opens a song (the ReplayGain mode). Nothing
+    /// waits for them, so nobody is woken.
+    public func setOptions(_ options: PlaybackOptions) {
+        lock.withLock { self.options = options }
     }
 
     public var currentProgress: PlaybackProgress? { lock.withLock { running ? progress : nil } }
