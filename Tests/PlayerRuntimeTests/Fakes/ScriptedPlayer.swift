@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import PlayerCore
 import PlayerRuntime
+import Testing
 
 /// A player as the server builds it — the store, `AudioPlayer` and its engine — over scripted songs and
 /// capturing outputs: the engine's threads run for real, without FFmpeg or ALSA.
@@ -65,6 +66,13 @@ func difference(_ a: [UInt8], _ b: [UInt8], frameBytes: Int = ScriptedSong.forma
     while i < count && a[i] == b[i] { i += 1 }
     if i == count && a.count == b.count { return "identical" }
     return "\(a.count / frameBytes) and \(b.count / frameBytes) frames, first difference at frame \(i / frameBytes)"
+}
+
+/// Expects `played == expected`, telling where they differ rather than printing them (a song's bytes are too many).
+func expectSamePCM(_ played: [UInt8], _ expected: [UInt8], _ what: String = "PCM",
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+    let same = played == expected
+    #expect(same, "\(what): \(difference(played, expected))", sourceLocation: sourceLocation)
 }
 
 func samples16(_ bytes: some Collection<UInt8>) -> [Int16] {
