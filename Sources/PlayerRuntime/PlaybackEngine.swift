@@ -41,8 +41,8 @@ public struct PlaybackProgress: Equatable, Sendable {
 /// Every change broadcasts, and every wait re-checks its condition. The lock order is the store's lock, then
 /// `AudioPlayer`'s, then this lock: the engine's lock is the innermost. The engine never calls out while holding
 /// it — reports to the store and an output's `onFailure` are delivered after it is released, decoders and sinks
-/// are used outside it — so no lock can be waited for while it is held. (`AudioDecoderFactory.prepare` is the one
-/// exception: it is called under the lock and must not block.)
+/// are used outside it — so no lock can be waited for while it is held. (The exceptions are `locate` and
+/// `AudioDecoderFactory.prepare`, called under it by `queueNext`: neither may block.)
 public final class PlaybackEngine: @unchecked Sendable {
     public struct Settings: Sendable {
         public var replayGain = ReplayGainSettings()
