@@ -21,6 +21,10 @@ public final class AudioPlayer: Sendable {
     private struct Inner {
         var engines: [String: PlaybackEngine] = [:]
         var slots: [String: [Slot]] = [:]
+        /// Each partition's options as the store last pushed them: a partition's engine is made after the store
+        /// made the partition (and pushed its options). Kept after the partition is deleted: the store pushes a
+        /// partition made again under that name before its engine is.
+        var options: [String: PlaybackOptions] = [:]
     }
 
     private let inner = Mutex(Inner())
@@ -35,13 +39,24 @@ public final class AudioPlayer: Sendable {
         self.logger = logger
         makeEngine = { partition in
             PlaybackEngine(decoders: decoders, converters: converters, settings: settings, locate: locate,
-                           options: { store.partition(partition)?.options ?? PlaybackOptions() },
                            report: { action in _ = try? store.send(action, partition: partition) }, logger: logger)
         }
         let engine = makeEngine(PlayerState.defaultPartition)
         if let volume = store.partition(PlayerState.defaultPartition)?.volume { engine.setVolume(volume) }
         inner.withLock { $0.engines[PlayerState.defaultPartition] = engine }
         store.setPlaybackHandler { [weak self] effect in self?.handle(effect) }
+        // Pushes the options of every partition now (the default engine's), then each change.
+        store.setOptionsHandler { [weak self] partition, options in self?.setOptions(options, partition: partition) }
+    }
+
+    /// The store's options handler (called under the store's lock). The engine gets them under this player's lock,
+    /// so that `addPartition` cannot give a new engine options older than the last ones pushed; the engine's
+    /// lock is taken inside both, which is the lock order everywhere (store, player, engine).
+    private func setOptions(_ options: PlaybackOptions, partition: String) {
+        inner.withLock { inner in
+            inner.options[partition] = options
+            inner.engines[partition]?.setOptions(options)
+        }
     }
 
     /// Adds a configured output to the default partition.
@@ -68,6 +83,7 @@ public final class AudioPlayer: Sendable {
         inner.withLock { inner in
             inner.engines[name] = engine
             inner.slots[name] = []
+            if let options = inner.options[name] { engine.setOptions(options) }
         }
     }
 

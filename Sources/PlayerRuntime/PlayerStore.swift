@@ -27,12 +27,16 @@ public final class PlayerStore: Sendable {
     /// store's lock: the engine's commands only set state and wake its threads, and the order of starts and
     /// stops must be the order of the actions.
     public typealias PlaybackHandler = @Sendable (Effect) -> Void
+    /// Receives a partition's options whenever they change, synchronously under the store's lock (as the
+    /// playback effects): the engines keep their own copy instead of asking the store while they decode.
+    public typealias OptionsHandler = @Sendable (_ partition: String, PlaybackOptions) -> Void
 
     private struct Inner {
         var state: PlayerState
         var observers: [Int: Observer] = [:]
         var nextObserver = 0
         var playback: PlaybackHandler?
+        var options: OptionsHandler?
     }
 
     private let inner: Mutex<Inner>
@@ -78,13 +82,21 @@ public final class PlayerStore: Sendable {
             } catch {
                 return .failure(error)
             }
-            var changes = new.changes(since: inner.state)
+            let old = inner.state
+            var changes = new.changes(since: old)
             inner.state = new
             for effect in effects {
                 if case .announce(let change) = effect { changes.insert(change) }
             }
             if let playback = inner.playback {
                 for effect in effects where effect.execution.underLock { playback(effect) }
+            }
+            // After the playback effects: a decoder that reads the new options also finds the song queued by the
+            // same action, as when it read them from the store's state once this lock was released.
+            if let handler = inner.options {
+                for partition in new.partitions where old[partition: partition.name]?.options != partition.options {
+                    handler(partition.name, partition.options)
+                }
             }
             if !changes.isEmpty {
                 for observer in inner.observers.values { observer(changes) }
@@ -99,6 +111,15 @@ public final class PlayerStore: Sendable {
     /// Connects the playback engine. Effects before this are not replayed: connect before the first action.
     public func setPlaybackHandler(_ handler: @escaping PlaybackHandler) {
         inner.withLock { $0.playback = handler }
+    }
+
+    /// Connects the engines' options: `handler` gets every partition's options at once, then a partition's options
+    /// whenever an action changes them (a new partition's when it is made), in the order of the actions.
+    public func setOptionsHandler(_ handler: @escaping OptionsHandler) {
+        inner.withLock { inner in
+            inner.options = handler
+            for partition in inner.state.partitions { handler(partition.name, partition.options) }
+        }
     }
 
     /// Registers a synchronous observer of change sets. It runs under the store's lock, so it must only hand the

@@ -60,6 +60,23 @@ final class RecordingEffects: EffectRunner {
         #expect(effects.seen.withLock { $0 } == [.persistState])
     }
 
+    @Test func theOptionsHandlerGetsEveryPartitionsOptionsAtOnceThenEachChange() throws {
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
+        try store.send(.setCrossfade(seconds: 3))
+        let seen = Mutex<[String]>([])
+        store.setOptionsHandler { partition, options in
+            seen.withLock { $0.append("\(partition) \(options.crossfade) \(options.random) \(options.repeat)") }
+        }
+        #expect(seen.withLock { $0 } == ["default 3.0 false false"])
+        try store.send(.setRandom(true))
+        try store.send(.setRandom(true))  // no change, nothing pushed
+        try store.send(.setVolume(30))  // not an option
+        try store.send(.newPartition("p"))
+        try store.send(.setRepeat(true), partition: "p")
+        #expect(seen.withLock { $0 } == ["default 3.0 false false", "default 3.0 true false", "p 0.0 false false",
+                                         "p 0.0 false true"])
+    }
+
     @Test func errorsLeaveStateUntouched() throws {
         let store = PlayerStore(state: PlayerState(volume: nil), logger: Logger(label: "test"))
         let before = store.state
