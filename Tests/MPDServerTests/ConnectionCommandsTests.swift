@@ -87,6 +87,10 @@ import Testing
         #expect(await c.send("tagtypes reset Artist Title") == "OK\n")
         #expect(await c.send("tagtypes") == "tagtype: Artist\ntagtype: Title\nOK\n")
         #expect(await c.send("tagtypes reset") == "ACK [2@0] {tagtypes} Not enough arguments\n")
+        // MPD empties the mask before it reads the names: a failed reset leaves no tag enabled.
+        #expect(await c.send("tagtypes") == "OK\n")
+        #expect(await c.send("tagtypes reset Artist Nope") == "ACK [2@0] {tagtypes} Unknown tag type\n")
+        #expect(await c.send("tagtypes") == "OK\n")
         #expect(await c.send("tagtypes available") == Self.allTagTypes)
         #expect(await c.send("tagtypes all") == "OK\n")
         #expect(await c.send("tagtypes") == Self.allTagTypes)
@@ -109,6 +113,7 @@ import Testing
         // MPD 0.24.0 to 0.24.4's text, typo included (0.24.5 spells it "protocol").
         #expect(await c.send("protocol enable nope") == "ACK [2@0] {protocol} Unknown protcol feature\n")
         #expect(await c.send("protocol all x") == "ACK [2@0] {protocol} Too many arguments\n")
+        #expect(await c.send("protocol available x") == "ACK [2@0] {protocol} Too many arguments\n")
         #expect(await c.send("protocol frob") == "ACK [2@0] {protocol} Unknown sub command\n")
     }
 

@@ -43,6 +43,8 @@ enum ConnectionCommands {
             case "disable":
                 context.client.tagMask = TagMask(bits: context.client.tagMask.bits & ~(try tagMask(names)).bits)
             case "reset":
+                // MPD empties the mask before it reads the names: a bad name leaves no tag enabled.
+                context.client.tagMask = .none
                 context.client.tagMask = try tagMask(names)
             case "available":
                 for tag in context.server.settings.globalTagMask.tags { response.add("tagtype", tag.mpdName) }
@@ -69,6 +71,7 @@ enum ConnectionCommands {
             case "disable":
                 context.client.protocolFeatures.subtract(try features(names))
             case "available":
+                guard names.isEmpty else { throw ACKError(.arg, "Too many arguments") }
                 for feature in protocolFeatures { response.add("feature", feature) }
             default:
                 throw ACKError(.arg, "Unknown sub command")

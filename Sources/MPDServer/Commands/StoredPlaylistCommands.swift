@@ -53,7 +53,7 @@ enum StoredPlaylistCommands {
             }
         },
         /// 0.24: case-folding filter over a stored playlist; each match carries its position in the playlist.
-        CommandSpec("searchplaylist", .read, 2...2, unbounded: true) { context, request in
+        CommandSpec("searchplaylist", .read, 2...4) { context, request in
             let store = try readStore(context)
             let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()),
                                                     command: .searchplaylist, validateRegex: SongMatcher.validateRegex)
