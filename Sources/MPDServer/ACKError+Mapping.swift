@@ -25,6 +25,8 @@ extension ACKError {
             case .noSuchPlaylist: return ACKError(.noExist, "No such playlist")
             case .playlistExists(let message): return ACKError(.exist, message)
             case .badPlaylistName: return ACKError(.arg, "Bad playlist name")
+            case .noSuchOutput(let message): return ACKError(.noExist, message)
+            case .unsupportedAttribute: return ACKError(.arg, "Unsupported attribute")
             }
         case let port as PortError:
             switch port {

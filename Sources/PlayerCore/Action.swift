@@ -60,10 +60,21 @@ public enum Action: Equatable, Sendable {
     // Partitions (`src/command/PartitionCommands.cxx`); the partition argument of `send` is ignored.
     /// A new partition with an empty queue, stopped, and no mixer until an output moves in.
     case newPartition(String)
-    /// Whether the partition has an output with a mixer (`moveoutput` takes the mixer along): without one,
-    /// `status` shows no volume and `setvol` fails.
-    case setMixerPresent(Bool)
     case deletePartition(String)
+
+    // Outputs (`src/command/OutputCommands.cxx`).
+    /// A configured output joins the default partition (at start-up, in configuration order).
+    case addOutput(Output)
+    /// `enableoutput`/`disableoutput`/`toggleoutput` (nil) by `outputid` in the partition; setting what is already
+    /// set changes nothing.
+    case setOutputEnabled(id: Int, Bool?)
+    /// `moveoutput`: the output named moves into the partition, leaving a dummy; the volume follows the software
+    /// mixers (a partition without one shows no volume, and `setvol` fails there).
+    case moveOutput(name: String)
+    /// `outputset`: an attribute the output declares.
+    case setOutputAttribute(id: Int, name: String, value: String)
+    /// The audio side gave up on an output (its device failed): it is disabled, wherever it is.
+    case outputFailed(name: String)
 
     /// Changes outside the player state (stickers, stored playlists, the database, outputs): nothing in the state
     /// changes, and the store tells its observers, as for any change, in the order of the actions.
@@ -101,6 +112,10 @@ public enum Effect: Equatable, Sendable {
     case openPartition(String)
     /// A partition was deleted (`delpartition`): the audio side shuts its engine down.
     case closePartition(String)
+    /// The output named plays (or stops playing) in the partition's engine.
+    case enableOutput(partition: String, name: String, Bool)
+    /// The output named leaves one partition's engine for another's, keeping whether it is enabled.
+    case moveOutput(name: String, from: String, to: String)
     /// Not work to do but the result of an add action: the ids of the new songs (`addid` prints them). The store
     /// returns it from `send` and does not run it.
     case added(ids: [Int])

@@ -21,4 +21,9 @@ public enum PlayerError: Error, Equatable, Sendable {
     case playlistExists(String)
     /// ACK 2 "Bad playlist name": empty, or containing `/`, CR or LF.
     case badPlaylistName
+    /// ACK 50 with MPD's text, which differs between the output commands ("No such audio output") and
+    /// `moveoutput` ("No such output").
+    case noSuchOutput(String)
+    /// ACK 2 "Unsupported attribute": `outputset` of an attribute the output does not declare.
+    case unsupportedAttribute
 }

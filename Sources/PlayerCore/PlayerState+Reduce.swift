@@ -14,6 +14,24 @@ extension PlayerState {
             return [.stopPlayback(partition: name), .closePartition(name)]
         case .announce(let changes):
             return changes.sorted { "\($0)" < "\($1)" }.map { .announce($0) }
+        case .addOutput(let output):
+            partitions[0].outputs.append(.live(output))
+            return []
+        case .moveOutput(let name):
+            return try moveOutput(name, to: partition)
+        case .outputFailed(let name):
+            outputFailed(name)
+            return []
+        case .setOutputEnabled(let id, let on):
+            return try update(partition) { (p: inout PartitionState) throws(PlayerError) -> [Effect] in
+                try p.setOutput(id, enabled: on, partition: partition)
+            }
+        case .setOutputAttribute(let id, let name, let value):
+            return try update(partition) { (p: inout PartitionState) throws(PlayerError) -> [Effect] in
+                try p.setOutputAttribute(id, name: name, value: value)
+                // MPD announces `output` even when the value was already set.
+                return [.announce(Change(.outputs))]
+            }
         default:
             break
         }
@@ -143,15 +161,13 @@ extension PlayerState {
                 }
             }
             return []
-        case .newPartition, .deletePartition, .announce:
+        case .newPartition, .deletePartition, .announce, .addOutput, .moveOutput, .outputFailed, .setOutputEnabled,
+             .setOutputAttribute:
             return []
         case .outputsUnavailable(let message):
             guard p.isPlaying else { return [] }
             p.player.state = .pause
             p.player.error = message
-        case .setMixerPresent(let present):
-            if !present { p.volume = nil } else if p.volume == nil { p.volume = 100 }
-            return []
         }
         return [.persistState]
     }
@@ -167,6 +183,7 @@ extension PlayerState {
             if before.volume != new.volume { result.insert(Change(.mixer, partition: name)) }
             if before.queue.version != new.queue.version { result.insert(Change(.queue, partition: name)) }
             if before.player != new.player { result.insert(Change(.player, partition: name)) }
+            if before.outputs != new.outputs { result.insert(Change(.outputs)) }
         }
         return result
     }

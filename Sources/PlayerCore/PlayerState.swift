@@ -8,6 +8,9 @@ public struct PartitionState: Equatable, Sendable {
     public var volume: Int?
     /// The stored playlist most recently loaded (MPD 0.24 `lastloadedplaylist`).
     public var lastLoadedPlaylist: String?
+    /// The partition's outputs in `outputid` order (`outputs`): the configured ones in `default`, and what
+    /// `moveoutput` brought or left behind.
+    public var outputs: [OutputSlot] = []
     /// What the engine was last told; bookkeeping, not visible to clients.
     public var engine = EngineLink()
 

@@ -2,25 +2,14 @@ import Logging
 import PlayerCore
 import Synchronization
 
-/// The audio side of the server: one `PlaybackEngine` per partition and the configured outputs, each assigned to
-/// a partition. It is the store's playback handler, and what the `outputs` commands and `status` ask.
+/// The audio side of the server: one `PlaybackEngine` per partition, and the configured outputs, each playing in
+/// the engine of the partition the store's state puts it in. It is the store's playback handler: what the state
+/// says of partitions and outputs (`Effect.openPartition`, `.enableOutput`, `.moveOutput`, …) it makes so.
 public final class AudioPlayer: Sendable {
-    public struct OutputState: Equatable, Sendable {
-        public var description: OutputDescription
-        public var enabled: Bool
-        public var partition: String
-    }
-
-    /// An entry of a partition's output list: a live output, or the dummy an output leaves behind when it moves
-    /// to another partition (MPD keeps the slot so that `outputid`s stay put).
-    private struct Slot {
-        var name: String
-        var runner: OutputRunner?
-    }
-
     private struct Inner {
         var engines: [String: PlaybackEngine] = [:]
-        var slots: [String: [Slot]] = [:]
+        /// Each output by name, with the partition whose engine plays it.
+        var outputs: [String: (runner: OutputRunner, partition: String)] = [:]
         /// Each partition's options as the store last pushed them: a partition's engine is made after the store
         /// made the partition (and pushed its options). Kept after the partition is deleted: the store pushes a
         /// partition made again under that name before its engine is.
@@ -59,16 +48,22 @@ public final class AudioPlayer: Sendable {
         }
     }
 
-    /// Adds a configured output to the default partition.
+    /// Adds a configured output to the default partition (`Action.addOutput`). A device that fails disables it
+    /// (`Action.outputFailed`).
     public func addOutput(_ description: OutputDescription, enabled: Bool, makeSink: @escaping SinkFactory) {
         let store = self.store
+        let name = description.name
         let runner = OutputRunner(description: description, enabled: enabled,
-                                  onFailure: { _ = try? store.send(.announce([Change(.outputs)])) }, makeSink: makeSink)
+                                  onFailure: { _ = try? store.send(.outputFailed(name: name)) }, makeSink: makeSink)
         let engine = inner.withLock { inner in
-            inner.slots[PlayerState.defaultPartition, default: []].append(Slot(name: description.name, runner: runner))
+            inner.outputs[name] = (runner, PlayerState.defaultPartition)
             return inner.engines[PlayerState.defaultPartition]!
         }
         engine.attach(runner)
+        _ = try? store.send(.addOutput(Output(
+            name: name, plugin: description.plugin, enabled: enabled, softwareMixer: description.softwareMixer,
+            hasMixer: description.hardwareMixer,
+            attributes: description.attributes.map { Output.Attribute($0.name, $0.value) })))
     }
 
     private func engine(_ partition: String) -> PlaybackEngine? {
@@ -82,65 +77,37 @@ public final class AudioPlayer: Sendable {
         let engine = makeEngine(name)
         inner.withLock { inner in
             inner.engines[name] = engine
-            inner.slots[name] = []
             if let options = inner.options[name] { engine.setOptions(options) }
         }
     }
 
-    /// Whether the partition still owns a live output (`delpartition` refuses then).
-    public func hasOutputs(partition: String) -> Bool {
-        inner.withLock { $0.slots[partition]?.contains { $0.runner != nil } ?? false }
-    }
-
     /// `delpartition` (`Effect.closePartition`, under the store's lock): the engine stops its threads.
     private func closePartition(_ name: String) {
-        let engine = inner.withLock { inner in
-            inner.slots[name] = nil
-            return inner.engines.removeValue(forKey: name)
-        }
+        let engine = inner.withLock { $0.engines.removeValue(forKey: name) }
         engine?.shutdown()
     }
 
-    public enum MoveResult: Sendable { case moved, alreadyThere, noSuchOutput }
+    // MARK: Outputs
 
-    /// `moveoutput`: the output leaves a dummy where it was and joins `partition` (back into its dummy's slot if
-    /// it was there before), keeping its enabled state.
-    public func moveOutput(named name: String, to partition: String) -> MoveResult {
-        let moved: (OutputRunner, PlaybackEngine, PlaybackEngine)? = inner.withLock { inner in
-            guard let destination = inner.engines[partition] else { return nil }
-            if inner.slots[partition]?.contains(where: { $0.name == name && $0.runner != nil }) ?? false { return nil }
-            for (source, slots) in inner.slots where source != partition {
-                guard let index = slots.firstIndex(where: { $0.name == name && $0.runner != nil }),
-                      let runner = slots[index].runner, let from = inner.engines[source] else { continue }
-                inner.slots[source]![index].runner = nil
-                if let dummy = inner.slots[partition]?.firstIndex(where: { $0.name == name }) {
-                    inner.slots[partition]![dummy].runner = runner
-                } else {
-                    inner.slots[partition, default: []].append(Slot(name: name, runner: runner))
-                }
-                return (runner, from, destination)
-            }
-            return nil
+    /// `Effect.enableOutput` (under the store's lock).
+    private func enableOutput(_ name: String, in partition: String, _ on: Bool) {
+        let found = inner.withLock { inner in inner.outputs[name].map { ($0.runner, inner.engines[partition]) } }
+        guard let (runner, engine) = found, let engine else { return }
+        engine.setEnabled(runner, on)
+    }
+
+    /// `Effect.moveOutput` (under the store's lock): the output's thread leaves one engine and a copy of it, as
+    /// enabled as it was, starts in the other's.
+    private func moveOutput(_ name: String, from: String, to: String) {
+        let found = inner.withLock { inner in
+            inner.outputs[name].map { ($0.runner, inner.engines[from], inner.engines[to]) }
         }
-        guard let (runner, from, destination) = moved else {
-            let present = inner.withLock { $0.slots[partition]?.contains { $0.name == name && $0.runner != nil } ?? false }
-            return present ? .alreadyThere : .noSuchOutput
-        }
-        let enabled = from.isEnabled(runner)
-        from.detach(runner)
+        guard let (runner, source, destination) = found, let source, let destination else { return }
+        let enabled = source.isEnabled(runner)
+        source.detach(runner)
         let copy = OutputRunner(moving: runner, enabled: enabled)
-        inner.withLock { inner in
-            if let index = inner.slots[partition]?.firstIndex(where: { $0.runner === runner }) {
-                inner.slots[partition]![index].runner = copy
-            }
-        }
+        inner.withLock { $0.outputs[name] = (copy, to) }
         destination.attach(copy)
-        let present = inner.withLock { inner in
-            inner.slots.mapValues { slots in slots.contains { $0.runner?.description.softwareMixer ?? false } }
-        }
-        for (name, hasMixer) in present { _ = try? store.send(.setMixerPresent(hasMixer), partition: name) }
-        _ = try? store.send(.announce([Change(.outputs)]))
-        return .moved
     }
 
     /// The store's playback handler (called under the store's lock; the engine only records and wakes threads).
@@ -160,6 +127,10 @@ public final class AudioPlayer: Sendable {
             openPartition(name)
         case .closePartition(let name):
             closePartition(name)
+        case .enableOutput(let partition, let name, let on):
+            enableOutput(name, in: partition, on)
+        case .moveOutput(let name, let from, let to):
+            moveOutput(name, from: from, to: to)
         default:
             break
         }
@@ -168,63 +139,6 @@ public final class AudioPlayer: Sendable {
     /// `elapsed`, `duration`, `bitrate`, `audio` for `status`; nil while stopped.
     public func progress(partition: String) -> PlaybackProgress? {
         engine(partition)?.currentProgress
-    }
-
-    /// The outputs of `partition`, in `outputid` order; a moved-away output shows as plugin `dummy`, disabled.
-    public func outputs(partition: String) -> [OutputState] {
-        let (slots, engine) = inner.withLock { ($0.slots[partition] ?? [], $0.engines[partition]) }
-        return slots.enumerated().map { id, slot in
-            guard let runner = slot.runner else {
-                return OutputState(description: OutputDescription(id: id, name: slot.name, plugin: "dummy"),
-                                   enabled: false, partition: partition)
-            }
-            var description = runner.description
-            description.id = id
-            description.attributes = runner.attributes.withLock { $0 }
-            return OutputState(description: description, enabled: engine?.isEnabled(runner) ?? false,
-                               partition: partition)
-        }
-    }
-
-    private func runner(id: Int, partition: String) -> (OutputRunner, PlaybackEngine)? {
-        inner.withLock { inner in
-            guard let slots = inner.slots[partition], id < slots.count, let runner = slots[id].runner,
-                  let engine = inner.engines[partition] else { return nil }
-            return (runner, engine)
-        }
-    }
-
-    /// `enableoutput` / `disableoutput` / `toggleoutput` (`on == nil`). False when there is no such output.
-    /// As MPD's `audio_output_enable_index` and its siblings: enabling an enabled output (or disabling a disabled
-    /// one) changes nothing and announces nothing; a change announces `output`, and `mixer` too when the output has
-    /// a mixer (a toggle only when it turns the output off).
-    public func setOutput(id: Int, enabled on: Bool?, partition: String) -> Bool {
-        guard let (runner, engine) = runner(id: id, partition: partition) else { return false }
-        let was = engine.isEnabled(runner)
-        let enable = on ?? !was
-        guard on == nil || enable != was else { return true }
-        engine.setEnabled(runner, enable)
-        var changes: Set<Change> = [Change(.outputs)]
-        if runner.description.softwareMixer || runner.description.hardwareMixer, on != nil || !enable {
-            changes.insert(Change(.mixer, partition: partition))
-        }
-        _ = try? store.send(.announce(changes))
-        return true
-    }
-
-    public enum AttributeResult: Sendable { case done, noSuchOutput, unsupported }
-
-    /// `outputset`: only attributes the output declares (MPD's `OutputAttributes`) can change.
-    public func setAttribute(output id: Int, name: String, value: String, partition: String) -> AttributeResult {
-        guard let (runner, _) = runner(id: id, partition: partition) else { return .noSuchOutput }
-        let done = runner.attributes.withLock { attributes in
-            guard let slot = attributes.firstIndex(where: { $0.name == name }) else { return false }
-            attributes[slot].value = value
-            return true
-        }
-        guard done else { return .unsupported }
-        _ = try? store.send(.announce([Change(.outputs)]))
-        return .done
     }
 
     public func shutdown() {

@@ -12,24 +12,19 @@ public final class OutputRunner: @unchecked Sendable {
     var detached = false
     var cursor = 0
     var seenGeneration = 0
-    /// Called (outside the engine lock) when the output failed and was disabled, so `outputs` and idle `output`
-    /// can tell clients.
+    /// Called (outside the engine lock) when the output failed and was disabled, so that the store's state
+    /// (`outputs`, idle `output`) says so.
     let onFailure: (@Sendable () -> Void)?
-
-    /// `outputset` changes these; the description keeps the configured ones.
-    let attributes: Mutex<[(name: String, value: String)]>
 
     /// The same output for another engine (`moveoutput`): a runner's cursor belongs to one engine's pipe.
     convenience init(moving other: OutputRunner, enabled: Bool) {
         self.init(description: other.description, enabled: enabled, onFailure: other.onFailure,
                   makeSink: other.makeSink)
-        attributes.withLock { $0 = other.attributes.withLock { $0 } }
     }
 
     public init(description: OutputDescription, enabled: Bool, onFailure: (@Sendable () -> Void)? = nil,
                 makeSink: @escaping SinkFactory) {
         self.description = description
-        self.attributes = Mutex(description.attributes)
         self.enabled = enabled
         self.onFailure = onFailure
         self.makeSink = makeSink

@@ -183,6 +183,7 @@ extension Effect {
         switch self {
         case .announce: .announcement
         case .startPlayback, .queueNext, .pausePlayback, .stopPlayback, .openPartition, .closePartition: .underLock
+        case .enableOutput, .moveOutput: .underLock
         case .applyVolume: .underLockThenEffectTask
         case .persistState: .effectTask
         case .added: .result

@@ -74,6 +74,9 @@ import Testing
         #expect(await c.send("outputset 1 dop 1") == "OK\n")
         #expect(await c.send("outputs") == Self.bothEnabled.replacingOccurrences(of: "dop=0", with: "dop=1"))
         #expect(await c.send("outputset 0 dop 1") == "ACK [2@0] {outputset} Unsupported attribute\n")
+        // MPD's `IsValidAttributeName`: letters, digits and `_` only, once the output exists.
+        #expect(await c.send("outputset 1 a-b 1") == "ACK [2@0] {outputset} Illegal attribute name\n")
+        #expect(await c.send("outputset 9 a-b 1") == "ACK [50@0] {outputset} No such audio output\n")
         #expect(await c.send("outputset 9 a b") == "ACK [50@0] {outputset} No such audio output\n")
         #expect(await c.send("outputset x a b") == "ACK [2@0] {outputset} Integer expected: x\n")
         #expect(await c.send("outputset 0 dop") ==

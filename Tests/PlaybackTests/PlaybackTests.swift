@@ -312,8 +312,8 @@ import AudioOutputs
         try h.enqueue("a.flac")
         try h.send(.play(position: 0))
         #expect(h.waitUntilStopped())
-        let outputs = h.audio.outputs(partition: PlayerState.defaultPartition)
-        #expect(outputs.map(\.enabled) == [true, false])
+        let outputs = h.store.partition(PlayerState.defaultPartition)?.outputs ?? []
+        #expect(outputs.map { $0.output?.enabled } == [true, false])
         let expected = try h.reference("a.flac")
         #expect(h.recorded == expected, "\(firstDifference(h.recorded, expected))")
     }

@@ -293,7 +293,7 @@ import Testing
         // Tried once, then left disabled (not tried again at the next song), and clients told.
         #expect(bad.events == [.open(format)])
         #expect(bad.bytes.isEmpty)
-        #expect(player.audio.outputs(partition: PlayerState.defaultPartition).map(\.enabled) == [true, false])
+        #expect(player.store.partition(PlayerState.defaultPartition)?.outputs.map { $0.output?.enabled } == [true, false])
         #expect(announced.withLock { $0 })
     }
 
@@ -312,6 +312,6 @@ import Testing
         #expect(!partial.isEmpty && partial.count <= 20_000, "\(partial.count) bytes")
         expectSamePCM(partial, Array(a.pcm.prefix(partial.count)))
         #expect(bad.events == [.open(format), .cancel, .close])
-        #expect(player.audio.outputs(partition: PlayerState.defaultPartition).map(\.enabled) == [true, false])
+        #expect(player.store.partition(PlayerState.defaultPartition)?.outputs.map { $0.output?.enabled } == [true, false])
     }
 }

@@ -8,13 +8,18 @@ enum OutputCommands {
     static let all: [CommandSpec] = [
         CommandSpec("outputs", .read, 0...0) { context, _ in
             var response = Response()
-            for output in context.server.audio?.outputs(partition: context.client.partition) ?? [] {
-                let description = output.description
-                response.add("outputid", description.id)
-                response.add("outputname", description.name)
-                response.add("plugin", description.plugin)
+            for (id, slot) in (context.server.store.partition(context.client.partition)?.outputs ?? []).enumerated() {
+                response.add("outputid", id)
+                response.add("outputname", slot.name)
+                guard let output = slot.output else {
+                    // What a moved output leaves behind (MPD's dummy).
+                    response.add("plugin", "dummy")
+                    response.add("outputenabled", 0)
+                    continue
+                }
+                response.add("plugin", output.plugin)
                 response.add("outputenabled", output.enabled ? 1 : 0)
-                for attribute in description.attributes { response.add("attribute", "\(attribute.name)=\(attribute.value)") }
+                for attribute in output.attributes { response.add("attribute", "\(attribute.name)=\(attribute.value)") }
             }
             return .ok(response)
         },
@@ -24,22 +29,23 @@ enum OutputCommands {
         /// Only the attributes an output declares can be set (ALSA's `dop` and `allowed_formats`).
         CommandSpec("outputset", .admin, 3...3) { context, request in
             let id = Int(try MPDInteger.parseUnsigned(request[0]))
-            guard let audio = context.server.audio else { throw ACKError(.noExist, "No such audio output") }
-            switch audio.setAttribute(output: id, name: request[1], value: request[2],
-                                       partition: context.client.partition) {
-            case .noSuchOutput: throw ACKError(.noExist, "No such audio output")
-            case .unsupported: throw ACKError(.arg, "Unsupported attribute")
-            case .done: return .ok(Response())
+            // `IsValidAttributeName`: ASCII letters, digits and `_`, checked once the output is known to exist.
+            if let state = context.server.store.partition(context.client.partition),
+               state.outputs.indices.contains(id),
+               request[1].isEmpty || !request[1].utf8.allSatisfy({ $0 == 0x5F || (0x30...0x39).contains($0)
+                   || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) {
+                throw ACKError(.arg, "Illegal attribute name")
             }
+            try context.server.store.send(.setOutputAttribute(id: id, name: request[1], value: request[2]),
+                                          partition: context.client.partition)
+            return .ok(Response())
         },
     ]
 
     private static func set(_ name: String, _ on: Bool?) -> CommandSpec {
         CommandSpec(name, .admin, 1...1) { context, request in
             let id = Int(try MPDInteger.parseUnsigned(request[0]))
-            guard context.server.audio?.setOutput(id: id, enabled: on, partition: context.client.partition) == true else {
-                throw ACKError(.noExist, "No such audio output")
-            }
+            try context.server.store.send(.setOutputEnabled(id: id, on), partition: context.client.partition)
             return .ok(Response())
         }
     }

@@ -49,7 +49,7 @@ enum PartitionCommands {
             guard context.server.clients.count(partition: name) == 0 else {
                 throw ACKError(.unknown, "partition still has clients")
             }
-            guard context.server.audio?.hasOutputs(partition: name) != true else {
+            guard !(store.partition(name)?.outputs.contains { $0.output != nil } ?? false) else {
                 throw ACKError(.unknown, "partition still has outputs")
             }
             try store.send(.deletePartition(name))
@@ -57,10 +57,8 @@ enum PartitionCommands {
         },
         /// Moves an output (by name) into the client's partition.
         CommandSpec("moveoutput", .admin, 1...1) { context, request in
-            switch context.server.audio?.moveOutput(named: request[0], to: context.client.partition) {
-            case .moved, .alreadyThere: return .ok(Response())
-            case .noSuchOutput, nil: throw ACKError(.noExist, "No such output")
-            }
+            try context.server.store.send(.moveOutput(name: request[0]), partition: context.client.partition)
+            return .ok(Response())
         },
     ]
 

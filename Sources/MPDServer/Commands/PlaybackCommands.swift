@@ -53,8 +53,8 @@ enum PlaybackCommands {
             let partition = context.client.partition
             let store = context.server.store
             try store.send(try action(context, request), partition: partition)
-            if opensOutputs, let audio = context.server.audio, store.partition(partition)?.player.state == .play,
-               !audio.outputs(partition: partition).contains(where: \.enabled) {
+            if opensOutputs, context.server.audio != nil, let state = store.partition(partition),
+               state.player.state == .play, !state.outputs.contains(where: { $0.output?.enabled == true }) {
                 try store.send(.outputsUnavailable(outputsDisabled), partition: partition)
             }
             return .ok(Response())
