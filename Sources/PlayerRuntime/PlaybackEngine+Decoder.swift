@@ -61,7 +61,7 @@ extension PlaybackEngine {
             let piece: [UInt8]?
             do { piece = try song.read(upTo: chunkBytes) } catch {
                 logger.error("failed to decode \(song.item.song.uri): \(error.message)")
-                _ = push(.end(error: failure(song.item, error)), epoch: epoch)
+                _ = push(.end(error: failure(song.item, error), failed: song.item.id), epoch: epoch)
                 return
             }
             if let streamTags = song.decoder.takeStreamTags() { publish(streamTags, of: song.item, epoch: epoch) }
@@ -74,7 +74,7 @@ extension PlaybackEngine {
                     // Linear crossfade: the old song fades out while the new one fades in.
                     let mixed: [UInt8]
                     do { mixed = try incoming.read(exactly: pcm.count) } catch {
-                        _ = push(.end(error: failure(incoming.item, error)), epoch: epoch)
+                        _ = push(.end(error: failure(incoming.item, error), failed: incoming.item.id), epoch: epoch)
                         return
                     }
                     let from = (time - overlap.start) / overlap.length
@@ -149,7 +149,7 @@ extension PlaybackEngine {
                                   location: locate(job.item.song))
         } catch {
             logger.error("failed to play \(job.item.song.uri): \(error.message)")
-            _ = push(.end(error: failure(job.item, error)), epoch: job.epoch)
+            _ = push(.end(error: failure(job.item, error), failed: job.item.id), epoch: job.epoch)
             return nil
         }
     }

@@ -65,7 +65,8 @@ struct PCMPipe {
 enum Entry {
     case audio(Chunk)
     case songStart(SongStart)
-    case end(error: String?)
+    /// Playback ends here: the queue ran out, or the song `failed` (its id) could not be decoded (`error`).
+    case end(error: String?, failed: Int? = nil)
 
     var byteCount: Int {
         if case .audio(let chunk) = self { return chunk.data.count }
@@ -80,6 +81,12 @@ enum Entry {
     var isEnd: Bool {
         if case .end = self { return true }
         return false
+    }
+
+    /// The song a start marker begins.
+    var startID: Int? {
+        if case .songStart(let start) = self { return start.id }
+        return nil
     }
 }
 
@@ -158,7 +165,7 @@ extension PlaybackEngine {
                     drainBeforePause = true
                 }
             }
-        case .end(let error):
+        case .end(let error, _):
             running = false
             endedNaturally = error == nil
             progress = nil

@@ -138,6 +138,10 @@ public final class PlaybackEngine: @unchecked Sendable {
             if let index = pipe.firstIndex(where: { $0.isQueuedStart || $0.isEnd }) {
                 if case .songStart(let start) = pipe.entries[index], start.id == item?.id,
                    start.borderPause == borderPause { return }
+                // The song heard now (or started ahead of it in the pipe) failed: its end reports the error when the
+                // outputs get there, and the store plays on from it. Only an end of the old queued song goes.
+                if case .end(_?, let failed?) = pipe.entries[index], failed == progress?.id
+                    || pipe.entries[pipe.head..<index].contains(where: { $0.startID == failed }) { return }
                 truncate(at: index)
                 decoderEpoch += 1
                 if let next {

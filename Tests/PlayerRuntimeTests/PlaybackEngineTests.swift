@@ -222,9 +222,8 @@ import Testing
         let output = player.addOutput("out")
         let a = ScriptedSong(seconds: 0.5, seed: 1), c = ScriptedSong(seconds: 0.5, seed: 3)
         // b breaks 8 s in: the decoder (a few seconds ahead of the output at most) gets there only after the
-        // output has started b and the store has queued c. (Had it broken before — the decoder a pipe ahead — the
-        // store's `queueNext` would take back the error's end marker with what follows b, and c would follow b
-        // without an error: so the engine has always done.)
+        // output has started b and the store has queued c. (`aSongThatFailsBeforeTheOutputsReachIt…` is the
+        // other order.)
         var b = ScriptedSong(seconds: 10, seed: 2)
         b.failAfter = ScriptedSong.frame(at: 8)
         try player.enqueue(("a", a), ("b", b), ("c", c))
@@ -238,6 +237,26 @@ import Testing
         guard middle > 0 else { return }
         let expected = a.pcm + b.pcm(0..<middle / format.bytesPerFrame) + c.pcm
         expectSamePCM(played, expected)
+    }
+
+    /// b breaks at once, while the paced output still plays a: the decoder has pushed b's failure before the
+    /// output starts b and the store queues c. The queued c must not take the failure's end marker back with it:
+    /// the error is reported and c plays after what b gave.
+    @Test func aSongThatFailsBeforeTheOutputsReachItIsStillReported() throws {
+        let player = ScriptedPlayer()
+        let output = player.addOutput("out", paced: true)
+        let a = ScriptedSong(seconds: 0.5, seed: 1), c = ScriptedSong(seconds: 0.3, seed: 3)
+        var b = ScriptedSong(seconds: 5, seed: 2)
+        b.failAfter = ScriptedSong.frame(at: 0.1)
+        try player.enqueue(("a", a), ("b", b), ("c", c))
+        try player.send(.play(position: 0))
+        #expect(player.waitUntilStopped(output))
+        #expect(player.partition.player.error == "Failed to decode \"/music/b\"; broken frame")
+        let played = output.bytes
+        let middle = played.count - a.pcm.count - c.pcm.count
+        #expect(middle >= 0 && middle <= second / 10 + format.bytesPerFrame, "\(middle) bytes of b")
+        guard middle >= 0 else { return }
+        expectSamePCM(played, a.pcm + b.pcm(0..<middle / format.bytesPerFrame) + c.pcm)
     }
 
     @Test func theEngineReportsSongBordersAndFailuresToItsOwner() throws {
