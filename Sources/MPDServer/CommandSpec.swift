@@ -103,11 +103,13 @@ public struct CommandTable: Sendable {
         CommandTable([Array(byName.values)], hiding: names.union(Set(byName.keys).subtracting(commands.map(\.name))))
     }
 
-    /// `standard` as the settings allow it: without a playlist directory MPD hides its stored-playlist commands, and
-    /// without a neighbor plugin (NoSignal has none) `listneighbors`.
-    public static func standard(for settings: ServerSettings) -> CommandTable {
+    /// `standard` as the settings allow it: without a playlist directory MPD hides its stored-playlist commands,
+    /// without a sticker database its sticker commands, and without a neighbor plugin (NoSignal has none)
+    /// `listneighbors`.
+    public static func standard(for settings: ServerSettings, hasStickers: Bool = true) -> CommandTable {
         var hidden = StorageCommands.hiddenWithoutNeighborPlugin
         if settings.playlistDirectory == nil { hidden.formUnion(StoredPlaylistCommands.hiddenWithoutDirectory) }
+        if !hasStickers { hidden.formUnion(StickerCommands.hiddenWithoutStickers) }
         return standard.hiding(hidden)
     }
 

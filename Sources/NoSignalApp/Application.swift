@@ -168,7 +168,7 @@ public struct Application {
                                     stickers: stickers,
                                     playlists: catalog.map { CombinedPlaylists(local: playlistDirectory, catalog: $0) }
                                         ?? playlistDirectory,
-                                    audio: audio, catalog: catalog, table: .standard(for: settings), logger: logger,
+                                    audio: audio, catalog: catalog, table: .standard(for: settings, hasStickers: stickers != nil), logger: logger,
                                     requestShutdown: { shutdown.trigger() })
         service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
         self.shutdown = shutdown

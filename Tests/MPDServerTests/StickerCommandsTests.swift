@@ -222,13 +222,22 @@ import Testing
         }
     }
 
-    /// Without a sticker database each command says so.
+    /// Without a sticker database each command says so, and `commands` leaves them out (MPD's
+    /// `command_available`); `notcommands` does not list them either, as the client may run them.
     @Test func withoutADatabase() async {
-        let c = await TestSession(server: TestSession.server())
+        let settings = ServerSettings()
+        let server = ServerContext(settings: settings, store: PlayerStore(state: PlayerState(volume: 100),
+                                                                          logger: Logger(label: "test")),
+                                   table: .standard(for: settings, hasStickers: false), logger: Logger(label: "test"))
+        let c = await TestSession(server: server)
         for line in ["sticker list song x", "stickernames", "stickertypes", "stickernamestypes"] {
             let name = line.prefix { $0 != " " }
             #expect(await c.send(line) == "ACK [5@0] {\(name)} sticker database is disabled\n")
         }
+        let listed = await c.send("commands")
+        #expect(!listed.contains("sticker"))
+        #expect(listed.contains("command: status\n"))
+        #expect(await c.send("notcommands") == "OK\n")
     }
 
     /// MPD 0.24's tags that take stickers (`src/sticker/AllowedTags.cxx`), after the object types.

@@ -8,6 +8,10 @@ import ServerPorts
 /// (`No such song`) unless the sticker store vouches for it (NetEase songs). Changes announce the `sticker` idle
 /// event.
 enum StickerCommands {
+    /// What `commands` leaves out without a sticker database (MPD's `command_available`); they still answer
+    /// "sticker database is disabled".
+    static let hiddenWithoutStickers: Set<String> = ["sticker", "stickernames", "stickernamestypes", "stickertypes"]
+
     static let all: [CommandSpec] = [
         CommandSpec("sticker", .admin, 3...3, unbounded: true) { context, request in
             let stickers = try context.requireStickers()
