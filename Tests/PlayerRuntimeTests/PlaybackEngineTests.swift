@@ -217,45 +217,37 @@ import Testing
         expectSamePCM(output.bytes, expected)
     }
 
+    /// b breaks 8 s in: the decoder (a few seconds ahead of the output at most) gets there only after the output
+    /// has started b and the store has queued c.
     @Test func aSongThatFailsMidwayIsCutThereReportedAndTheNextPlays() throws {
-        let player = ScriptedPlayer()
-        let output = player.addOutput("out")
-        let a = ScriptedSong(seconds: 0.5, seed: 1), c = ScriptedSong(seconds: 0.5, seed: 3)
-        // b breaks 8 s in: the decoder (a few seconds ahead of the output at most) gets there only after the
-        // output has started b and the store has queued c. (`aSongThatFailsBeforeTheOutputsReachIt…` is the
-        // other order.)
-        var b = ScriptedSong(seconds: 10, seed: 2)
-        b.failAfter = ScriptedSong.frame(at: 8)
-        try player.enqueue(("a", a), ("b", b), ("c", c))
-        try player.send(.play(position: 0))
-        #expect(player.waitUntilStopped(output))
-        #expect(player.partition.player.error == "Failed to decode \"/music/b\"; broken frame")
-        // a whole, then b from its start up to at most where it broke, then c whole.
-        let played = output.bytes
-        let middle = played.count - a.pcm.count - c.pcm.count
-        #expect(middle > 0 && middle <= 8 * second, "\(middle) bytes of b")
-        guard middle > 0 else { return }
-        let expected = a.pcm + b.pcm(0..<middle / format.bytesPerFrame) + c.pcm
-        expectSamePCM(played, expected)
+        try expectFailureReported(bSeconds: 10, breakingAt: 8, paced: false)
     }
 
     /// b breaks at once, while the paced output still plays a: the decoder has pushed b's failure before the
-    /// output starts b and the store queues c. The queued c must not take the failure's end marker back with it:
-    /// the error is reported and c plays after what b gave.
+    /// output starts b and the store queues c. The queued c must not take the failure's end marker back with it.
     @Test func aSongThatFailsBeforeTheOutputsReachItIsStillReported() throws {
+        try expectFailureReported(bSeconds: 5, breakingAt: 0.1, paced: true)
+    }
+
+    /// Plays a, b (breaking `breakingAt` seconds in) and c: the error is reported, and the output gets a whole,
+    /// then b from its start up to at most where it broke, then c whole.
+    func expectFailureReported(bSeconds: Double, breakingAt: Double, paced: Bool,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws {
         let player = ScriptedPlayer()
-        let output = player.addOutput("out", paced: true)
+        let output = player.addOutput("out", paced: paced)
         let a = ScriptedSong(seconds: 0.5, seed: 1), c = ScriptedSong(seconds: 0.3, seed: 3)
-        var b = ScriptedSong(seconds: 5, seed: 2)
-        b.failAfter = ScriptedSong.frame(at: 0.1)
+        var b = ScriptedSong(seconds: bSeconds, seed: 2)
+        b.failAfter = ScriptedSong.frame(at: breakingAt)
         try player.enqueue(("a", a), ("b", b), ("c", c))
         try player.send(.play(position: 0))
-        #expect(player.waitUntilStopped(output))
-        #expect(player.partition.player.error == "Failed to decode \"/music/b\"; broken frame")
+        #expect(player.waitUntilStopped(output), sourceLocation: sourceLocation)
+        #expect(player.partition.player.error == "Failed to decode \"/music/b\"; broken frame",
+                sourceLocation: sourceLocation)
         let played = output.bytes
         let middle = played.count - a.pcm.count - c.pcm.count
-        #expect(middle >= 0 && middle <= second / 10 + format.bytesPerFrame, "\(middle) bytes of b")
-        guard middle >= 0 else { return }
+        let most = Int(breakingAt * Double(second)) + format.bytesPerFrame
+        #expect(middle > 0 && middle <= most, "\(middle) bytes of b", sourceLocation: sourceLocation)
+        guard middle > 0 else { return }
         expectSamePCM(played, a.pcm + b.pcm(0..<middle / format.bytesPerFrame) + c.pcm)
     }
 
