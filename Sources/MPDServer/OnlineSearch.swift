@@ -66,7 +66,7 @@ enum OnlineSearch {
                 songs += distinct(try await online, from: songs,
                                   matcher: checkTags ? SongMatcher(query.expression) : nil)
             } catch {
-                let reason = (error as? ACKError)?.message ?? String(describing: error)
+                let reason = ACKError.from(error).message
                 logger.warning("\(command.rawValue) \"\(words)\": answered from the local library only (\(reason))")
             }
         }

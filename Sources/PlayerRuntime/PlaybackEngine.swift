@@ -12,7 +12,7 @@ public struct PlaybackProgress: Equatable, Sendable {
     public var format: AudioFormat?
 }
 
-/// One partition's player (DESIGN §4): a decoder thread fills a bounded pipe of PCM chunks; each enabled output
+/// One partition's player: a decoder thread fills a bounded pipe of PCM chunks; each enabled output
 /// has its own thread that takes chunks from the pipe, converts them to what its device accepts, applies the
 /// software volume, and writes them.
 ///

@@ -17,3 +17,16 @@ public enum PortError: Error, Equatable, Sendable {
     /// ACK 5 (`ACK_ERROR_UNKNOWN`) with this text.
     case unknown(String)
 }
+
+extension PortError: CustomStringConvertible {
+    /// The text a client reads after the ACK's code, so that a log line says what the client was told.
+    public var description: String {
+        switch self {
+        case .notFound(let text), .invalid(let text), .busy(let text), .denied(let text), .failed(let text),
+             .unknown(let text):
+            text
+        case .disabled:
+            "No database"
+        }
+    }
+}
