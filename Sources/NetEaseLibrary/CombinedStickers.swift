@@ -1,6 +1,7 @@
 import Foundation
 import MPDProtocol
 import NetEase
+import PlayerCore
 import ServerPorts
 
 /// The sticker database the protocol sees: MPD's SQLite stickers, except two names on NetEase songs

@@ -54,7 +54,7 @@ enum MemoryPolicy {
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 1024)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return 0 }
-        let line = String(cString: buffer)
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // The command name (field 2) may hold spaces; the fields after it start past its closing parenthesis.
         guard let close = line.lastIndex(of: ")") else { return 0 }
         let fields = line[line.index(after: close)...].split(separator: " ")

@@ -57,7 +57,7 @@ import Testing
         _ = try run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=duration=0.1", wav])
         #expect(FFmpegInspector.inspectFLAC(path: wav) == nil)
         let truncated = "\(directory)/t.flac"
-        FileManager.default.createFile(atPath: truncated, contents: Data("fLaC\0\0\0\u{22}abc".utf8))
+        #expect(FileManager.default.createFile(atPath: truncated, contents: Data("fLaC\0\0\0\u{22}abc".utf8)))
         #expect(FFmpegInspector.inspectFLAC(path: truncated) == nil)
     }
 }

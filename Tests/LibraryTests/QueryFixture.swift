@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Library
 import MPDProtocol
+import PlayerCore
 import ServerPorts
 
 /// A real SQLite library file in a temporary directory, filled by direct inserts (no scanner), for the query and

@@ -4,6 +4,7 @@ import Library
 import MPDProtocol
 import NetEase
 @testable import NetEaseLibrary
+import PlayerCore
 import Testing
 
 /// The `liked` sticker is NetEase's like, both ways; `disliked` puts a song in the personal FM's trash; other

@@ -4,6 +4,7 @@ import Library
 import MPDProtocol
 import NetEase
 @testable import NetEaseLibrary
+import PlayerCore
 import Testing
 
 /// Stored-playlist commands on `NetEase/<name>`: the user's own playlists change on NetEase (`playlist_tracks`,
