@@ -27,20 +27,8 @@ public struct Application {
         self.logger = logger
         MemoryPolicy.apply()
 
-        var settings = ServerSettings()
-        settings.passwords = Dictionary(config.passwords.map { ($0.password, $0.permissions) },
-                                        uniquingKeysWith: { first, _ in first })
-        settings.defaultPermissions = config.defaultPermissions
-        settings.localPermissions = config.localPermissions
-        settings.maxConnections = config.maxConnections
-        settings.connectionTimeout = config.connectionTimeout
-        settings.maxCommandListSize = config.maxCommandListSize
-        settings.maxOutputBufferSize = config.maxOutputBufferSize
-        settings.musicDirectory = config.musicDirectory
-        settings.playlistDirectory = config.playlistDirectory
         let formats = FFmpegCatalog.formats()
-        settings.decoders = [DecoderPlugin(name: "ffmpeg", suffixes: formats.suffixes, mimeTypes: formats.mimeTypes)]
-        settings.urlSchemes = ["http://", "https://", "netease://"]
+        let settings = Self.serverSettings(config, formats: formats)
 
         // The software mixer is the default (MPD's null output has none unless asked; NoSignal always offers
         // volume so phone clients show a slider). `mixer_type "none"` removes it.
@@ -62,25 +50,9 @@ public struct Application {
                                 logger: logger)
         if let mode = ReplayGainMode(rawValue: config.replayGain), mode != .off { _ = try? store.send(.setReplayGainMode(mode)) }
 
-        var engineSettings = PlaybackEngine.Settings()
-        engineSettings.replayGain = ReplayGainSettings(preamp: config.replayGainPreamp,
-                                                       missingPreamp: config.replayGainMissingPreamp,
-                                                       limit: config.replayGainLimit)
-        if let text = config.audioOutputFormat, let mask = AudioFormatMask(text) { engineSettings.outputFormat = mask }
         let musicDirectory = config.musicDirectory
         // NetEase's client; `netease://song/…` plays through it (the stream URL is looked up at play time).
-        var neteaseService: NetEaseService?
-        if config.netease.enabled {
-            do {
-                let options = NetEaseOptions(config.netease)
-                let client = try NetEaseService.makeClient(options, logger: logger)
-                neteaseService = NetEaseService(client: client, settings: options,
-                                                cacheDirectory: config.cacheDirectory, logger: logger)
-            } catch {
-                logger.critical("\(error)")
-                throw ExitCodeError.failure
-            }
-        }
+        let neteaseService = try Self.netEaseService(config, logger: logger)
         let ffmpeg = FFmpegDecoderFactory(remote: CurlInputFactory())
         let netEaseDecoders = neteaseService.map {
             NetEaseDecoderFactory(inner: ffmpeg, service: $0, radio: NetEaseRadio(service: $0, store: store))
@@ -89,7 +61,7 @@ public struct Application {
         let decoders: any AudioDecoderFactory = netEaseDecoders ?? ffmpeg
         let audio = AudioPlayer(store: store, decoders: decoders,
                                 converters: FFmpegPCMConverterFactory(),
-                                settings: engineSettings, locate: { song in
+                                settings: Self.engineSettings(config), locate: { song in
                                     song.isRemote || song.uri.hasPrefix("/") ? song.uri : musicDirectory + "/" + song.uri
                                 }, logger: logger)
         for output in outputs {
@@ -109,21 +81,8 @@ public struct Application {
         }
         stateSaver = saver
         let shutdown = ShutdownSignal()
-        // The music database (SQLite) and its scanner, reading tags with libavformat.
-        var library: MusicLibrary?
-        if !config.musicDirectory.isEmpty {
-            let database: LibraryDatabase
-            do {
-                database = try LibraryDatabase(path: config.dbFile)
-            } catch {
-                logger.critical("\(error)")
-                throw ExitCodeError.failure
-            }
-            library = MusicLibrary(database: database, musicDirectory: config.musicDirectory,
-                                   inspector: FFmpegInspector(suffixes: Set(formats.suffixes)), logger: logger,
-                                   tagMask: settings.globalTagMask, announce: { [weak store] changes in _ = try? store?.send(.announce(changes)) },
-                                   songsRemoved: { [weak store] uris in store?.dropStaleSongs(uris) })
-        }
+        let library = try Self.library(config, formats: formats, tagMask: settings.globalTagMask, store: store,
+                                       logger: logger)
         self.library = library
         if config.autoUpdate, let library {
             watcher = DirectoryWatcher(musicDirectory: config.musicDirectory, depth: config.autoUpdateDepth,
@@ -151,27 +110,91 @@ public struct Application {
             guard let catalog else { return library }
             return CombinedDatabase(local: library, catalog: catalog)
         }
-        // Stickers: MPD's, with `liked`/`disliked` of NetEase songs going to NetEase. A dislike skips the song
-        // when it is the one playing in the default partition.
-        let stickers: (any StickerStore)? = library.map { library -> any StickerStore in
-            let local = StickerDatabase(library.database)
-            guard let catalog else { return local }
-            return CombinedStickers(local: local, catalog: catalog, onDisliked: { [weak store] uri in
-                guard let store, let partition = store.partition(PlayerState.defaultPartition),
-                      let position = partition.currentPosition, partition.queue.items[position].song.uri == uri
-                else { return }
-                _ = try? store.send(.next)
-            })
-        }
+        let stickers = library.map { Self.stickers($0, catalog: catalog, store: store) }
         let context = ServerContext(settings: settings, store: store, database: database,
                                     queries: library.map { LibraryQueries($0.database) },
                                     stickers: stickers,
                                     playlists: catalog.map { CombinedPlaylists(local: playlistDirectory, catalog: $0) }
                                         ?? playlistDirectory,
-                                    audio: audio, catalog: catalog, table: .standard(for: settings, hasStickers: stickers != nil), logger: logger,
+                                    audio: audio, catalog: catalog,
+                                    table: .standard(for: settings, hasStickers: stickers != nil), logger: logger,
                                     requestShutdown: { shutdown.trigger() })
         service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
         self.shutdown = shutdown
+    }
+
+    /// What the protocol server takes from the configuration.
+    static func serverSettings(_ config: Configuration, formats: FFmpegCatalog.Formats) -> ServerSettings {
+        var settings = ServerSettings()
+        settings.passwords = Dictionary(config.passwords.map { ($0.password, $0.permissions) },
+                                        uniquingKeysWith: { first, _ in first })
+        settings.defaultPermissions = config.defaultPermissions
+        settings.localPermissions = config.localPermissions
+        settings.maxConnections = config.maxConnections
+        settings.connectionTimeout = config.connectionTimeout
+        settings.maxCommandListSize = config.maxCommandListSize
+        settings.maxOutputBufferSize = config.maxOutputBufferSize
+        settings.musicDirectory = config.musicDirectory
+        settings.playlistDirectory = config.playlistDirectory
+        settings.decoders = [DecoderPlugin(name: "ffmpeg", suffixes: formats.suffixes, mimeTypes: formats.mimeTypes)]
+        settings.urlSchemes = ["http://", "https://", "netease://"]
+        return settings
+    }
+
+    /// ReplayGain and `audio_output_format` for every partition's engine.
+    static func engineSettings(_ config: Configuration) -> PlaybackEngine.Settings {
+        var settings = PlaybackEngine.Settings()
+        settings.replayGain = ReplayGainSettings(preamp: config.replayGainPreamp,
+                                                 missingPreamp: config.replayGainMissingPreamp,
+                                                 limit: config.replayGainLimit)
+        if let text = config.audioOutputFormat, let mask = AudioFormatMask(text) { settings.outputFormat = mask }
+        return settings
+    }
+
+    /// NetEase's client and session, unless `netease { enabled "no" }`. A cookie file it cannot use ends the start.
+    static func netEaseService(_ config: Configuration, logger: Logger) throws -> NetEaseService? {
+        guard config.netease.enabled else { return nil }
+        do {
+            let options = NetEaseOptions(config.netease)
+            let client = try NetEaseService.makeClient(options, logger: logger)
+            return NetEaseService(client: client, settings: options, cacheDirectory: config.cacheDirectory,
+                                  logger: logger)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCodeError.failure
+        }
+    }
+
+    /// The music database (SQLite) and its scanner, reading tags with libavformat; nil without a music directory.
+    /// Its changes are announced through the store, and songs an update removed leave the queue.
+    static func library(_ config: Configuration, formats: FFmpegCatalog.Formats, tagMask: TagMask,
+                        store: PlayerStore, logger: Logger) throws -> MusicLibrary? {
+        guard !config.musicDirectory.isEmpty else { return nil }
+        let database: LibraryDatabase
+        do {
+            database = try LibraryDatabase(path: config.dbFile)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCodeError.failure
+        }
+        return MusicLibrary(database: database, musicDirectory: config.musicDirectory,
+                            inspector: FFmpegInspector(suffixes: Set(formats.suffixes)), logger: logger,
+                            tagMask: tagMask,
+                            announce: { [weak store] changes in _ = try? store?.send(.announce(changes)) },
+                            songsRemoved: { [weak store] uris in store?.dropStaleSongs(uris) })
+    }
+
+    /// Stickers: MPD's, with `liked`/`disliked` of NetEase songs going to NetEase. A dislike skips the song when it
+    /// is the one playing in the default partition.
+    static func stickers(_ library: MusicLibrary, catalog: NetEaseCatalog?, store: PlayerStore) -> any StickerStore {
+        let local = StickerDatabase(library.database)
+        guard let catalog else { return local }
+        return CombinedStickers(local: local, catalog: catalog, onDisliked: { [weak store] uri in
+            guard let store, let partition = store.partition(PlayerState.defaultPartition),
+                  let position = partition.currentPosition, partition.queue.items[position].song.uri == uri
+            else { return }
+            _ = try? store.send(.next)
+        })
     }
 
     private let shutdown: ShutdownSignal
