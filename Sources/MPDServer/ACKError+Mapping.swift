@@ -27,6 +27,7 @@ extension ACKError {
             case .badPlaylistName: return ACKError(.arg, "Bad playlist name")
             case .noSuchOutput(let message): return ACKError(.noExist, message)
             case .unsupportedAttribute: return ACKError(.arg, "Unsupported attribute")
+            case .badAttributeValue(let message): return ACKError(.arg, message)
             }
         case let port as PortError:
             switch port {

@@ -63,6 +63,8 @@ extension PartitionState {
         guard let attribute = output.attributes.firstIndex(where: { $0.name == name }) else {
             throw .unsupportedAttribute
         }
+        // ALSA's `dop` is a switch (`AlsaOutput::SetAttribute`).
+        if name == "dop", value != "0", value != "1" { throw .badAttributeValue("Bad 'dop' value") }
         output.attributes[attribute].value = value
         outputs[id] = .live(output)
     }

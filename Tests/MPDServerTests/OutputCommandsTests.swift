@@ -76,6 +76,7 @@ import Testing
         #expect(await c.send("outputset 0 dop 1") == "ACK [2@0] {outputset} Unsupported attribute\n")
         // MPD's `IsValidAttributeName`: letters, digits and `_` only, once the output exists.
         #expect(await c.send("outputset 1 a-b 1") == "ACK [2@0] {outputset} Illegal attribute name\n")
+        #expect(await c.send("outputset 1 dop 2") == "ACK [2@0] {outputset} Bad 'dop' value\n")
         #expect(await c.send("outputset 9 a-b 1") == "ACK [50@0] {outputset} No such audio output\n")
         #expect(await c.send("outputset 9 a b") == "ACK [50@0] {outputset} No such audio output\n")
         #expect(await c.send("outputset x a b") == "ACK [2@0] {outputset} Integer expected: x\n")

@@ -48,6 +48,10 @@ import Testing
         #expect(try state.reduce(.setOutputAttribute(id: 1, name: "dop", value: "1"), in: p)
             == [.announce(Change(.outputs))])
         #expect(outputs(p)[1].output?.attributes == [Output.Attribute("dop", "1")])
+        #expect(throws: PlayerError.badAttributeValue("Bad 'dop' value")) {
+            try state.reduce(.setOutputAttribute(id: 1, name: "dop", value: "yes"), in: p)
+        }
+        #expect(outputs(p)[1].output?.attributes == [Output.Attribute("dop", "1")])
         #expect(throws: PlayerError.noSuchOutput("No such output")) {
             try state.reduce(.moveOutput(name: "nothing"), in: p)
         }
