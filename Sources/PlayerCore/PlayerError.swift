@@ -26,6 +26,6 @@ public enum PlayerError: Error, Equatable, Sendable {
     case noSuchOutput(String)
     /// ACK 2 "Unsupported attribute": `outputset` of an attribute the output does not declare.
     case unsupportedAttribute
-    /// ACK 2 with the output's complaint about a value, e.g. ALSA's "Bad 'dop' value".
+    /// ACK 2 with MPD's complaint about an attribute: "Illegal attribute name", ALSA's "Bad 'dop' value".
     case badAttributeValue(String)
 }

@@ -57,9 +57,12 @@ extension PartitionState {
 
     /// `outputset`: only attributes the output declares (MPD's `OutputAttributes`) change.
     mutating func setOutputAttribute(_ id: Int, name: String, value: String) throws(PlayerError) {
-        guard outputs.indices.contains(id), case .live(var output) = outputs[id] else {
-            throw .noSuchOutput("No such audio output")
-        }
+        guard outputs.indices.contains(id) else { throw .noSuchOutput("No such audio output") }
+        // `IsValidAttributeName`: ASCII letters, digits and `_`, checked once the output is known to exist.
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 == 0x5F || (0x30...0x39).contains($0)
+            || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { throw .badAttributeValue("Illegal attribute name") }
+        guard case .live(var output) = outputs[id] else { throw .noSuchOutput("No such audio output") }
         guard let attribute = output.attributes.firstIndex(where: { $0.name == name }) else {
             throw .unsupportedAttribute
         }

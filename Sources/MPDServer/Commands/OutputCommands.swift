@@ -29,13 +29,6 @@ enum OutputCommands {
         /// Only the attributes an output declares can be set (ALSA's `dop` and `allowed_formats`).
         CommandSpec("outputset", .admin, 3...3) { context, request in
             let id = Int(try MPDInteger.parseUnsigned(request[0]))
-            // `IsValidAttributeName`: ASCII letters, digits and `_`, checked once the output is known to exist.
-            if let state = context.server.store.partition(context.client.partition),
-               state.outputs.indices.contains(id),
-               request[1].isEmpty || !request[1].utf8.allSatisfy({ $0 == 0x5F || (0x30...0x39).contains($0)
-                   || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) {
-                throw ACKError(.arg, "Illegal attribute name")
-            }
             try context.server.store.send(.setOutputAttribute(id: id, name: request[1], value: request[2]),
                                           partition: context.client.partition)
             return .ok(Response())
