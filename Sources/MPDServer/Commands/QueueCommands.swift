@@ -81,7 +81,9 @@ enum QueueCommands {
             guard let tag = TagName(parsing: request[1]) else {
                 throw ACKError(.arg, "Unknown tag type: \(request[1])", verbatim: true)
             }
-            return try send(.addTag(id: id, name: tag.mpdName, value: request[2]), context)
+            // The value as MPD's TagBuilder keeps it (FixTagString): bytes that are not UTF-8 become `?`.
+            let value = Song.Tag.text(ByteText.encode(request[2].utf8))
+            return try send(.addTag(id: id, name: tag.mpdName, value: value), context)
         },
         CommandSpec("cleartagid", .add, 1...2) { context, request in
             let id = Int(try MPDInteger.parseUnsigned(request[0]))
