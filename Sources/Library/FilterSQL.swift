@@ -50,7 +50,8 @@ enum FilterSQL {
         case .tag(.tag(let tag), let match):
             return tagCondition(tag, match)
         case .tag(.any, let match):
-            let sql: SQL = "s.id IN (SELECT song_id FROM song_tag WHERE \(valueCondition(match)))"
+            let sql: SQL = indexed(match, [nil])
+                ?? "s.id IN (SELECT song_id FROM song_tag WHERE \(valueCondition(match)))"
             return match.negated ? "NOT (" + sql + ")" : sql
         case .tag(.file, let match):
             let sql = stringCondition(match, raw: "s.uri", folded: "mpd_fold(s.uri)")
@@ -109,7 +110,9 @@ enum FilterSQL {
             "s.id IN (SELECT song_id FROM song_tag WHERE \(sql: tagColumn) = \(t.rawValue) AND \(condition))"
         }
         let sql: SQL
-        if chain.count == 1, !match.value.isEmpty {
+        if let prefiltered = indexed(match, chain) {
+            sql = prefiltered
+        } else if chain.count == 1, !match.value.isEmpty {
             sql = matching(tag)
         } else {
             var cases: SQL = "CASE"
@@ -119,6 +122,30 @@ enum FilterSQL {
             sql = cases + " ELSE \(match.value.isEmpty ? 1 : 0) END"
         }
         return match.negated ? "NOT (" + sql + ")" : sql
+    }
+
+    /// A case-folded match through the search index (`SearchIndex`): the songs the index names, each tested
+    /// exactly as the scan would (`chain` as in `tagCondition`; `[nil]` is any tag), song by song by key. Nil when
+    /// the index cannot narrow the match (a regular expression, a case-sensitive or empty value).
+    static func indexed(_ match: StringMatch, _ chain: [TagName?]) -> SQL? {
+        guard match.foldCase, match.kind != .regex, let query = SearchIndex.matchQuery(CaseFolding.fold(match.value))
+        else { return nil }
+        func has(_ tag: TagName?, _ condition: SQL) -> SQL {
+            let tagTest: SQL = tag.map { "tag = \($0.rawValue) AND " } ?? ""
+            return "EXISTS (SELECT 1 FROM song_tag WHERE song_id = s.id AND " + tagTest + condition + ")"
+        }
+        var exact = has(chain[0], valueCondition(match))
+        if chain.count > 1 {
+            // The first tag of the chain the song has decides; a song with none of them cannot match a non-empty
+            // value.
+            exact = "CASE"
+            for tag in chain {
+                exact = exact + " WHEN " + has(tag, "1") + " THEN " + has(tag, valueCondition(match))
+            }
+            exact = exact + " ELSE 0 END"
+        }
+        return "(s.id IN (SELECT rowid FROM \(sql: SearchIndex.table) WHERE \(sql: SearchIndex.table) MATCH \(query)) AND "
+            + exact + ")"
     }
 
     /// The comparison on `song_tag.value` (or `value_folded`), ignoring negation.

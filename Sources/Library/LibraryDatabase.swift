@@ -44,6 +44,7 @@ public final class LibraryDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             FilterFunctions.register(db)
+            SearchIndex.register(db)
         }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
@@ -60,7 +61,10 @@ public final class LibraryDatabase: Sendable {
     public init() throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.prepareDatabase { db in FilterFunctions.register(db) }
+        configuration.prepareDatabase { db in
+            FilterFunctions.register(db)
+            SearchIndex.register(db)
+        }
         writer = try DatabaseQueue(configuration: configuration)
         try Self.migrator.migrate(writer)
         writer.add(transactionObserver: commits, extent: .databaseLifetime)
@@ -155,6 +159,10 @@ public final class LibraryDatabase: Sendable {
                 }
             }
         }
+        // The search index (`SearchIndex`), filled from the tag rows.
+        migrator.registerMigration("v7-search-index") { db in
+            try SearchIndex.create(db)
+        }
         return migrator
     }
 
@@ -173,6 +181,12 @@ public final class LibraryDatabase: Sendable {
 
     /// SQLite's default, restored after an update (which turns automatic checkpoints off while it writes).
     static let walAutocheckpoint = 1000
+
+    /// Writes a song's search index row again from its tag rows: for tag rows written straight into the tables
+    /// (the tests' fixtures) rather than by an update or a remote sync, which keep the index as they write.
+    public static func reindexForSearch(_ db: Database, songID: Int64) throws {
+        try SearchIndex.reindex(db, id: songID)
+    }
 
     public func schemaVersion() throws -> [String] {
         try writer.read { db in try Self.migrator.appliedMigrations(db) }

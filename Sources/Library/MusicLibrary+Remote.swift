@@ -472,18 +472,21 @@ extension MusicLibrary {
         }
         if old.tags != song.tags {
             try db.execute(sql: "DELETE FROM song_tag WHERE song_id = ?", arguments: [old.id])
-            try insertTags(db, song.tags, id: old.id)
+            try insertTags(db, song.tags, id: old.id, replacing: true)
             changed = true
         }
     }
 
-    static func insertTags(_ db: GRDB.Database, _ tags: [RemoteTagRow], id: Int64) throws {
+    static func insertTags(_ db: GRDB.Database, _ tags: [RemoteTagRow], id: Int64, replacing: Bool = false) throws {
         let insert = try db.cachedStatement(sql: """
             INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
             """)
+        var folded: [String] = []
         for tag in tags {
-            try insert.execute(arguments: [id, tag.tag, tag.position, tag.value, CaseFolding.fold(tag.value)])
+            folded.append(CaseFolding.fold(tag.value))
+            try insert.execute(arguments: [id, tag.tag, tag.position, tag.value, folded.last!])
         }
+        try SearchIndex.write(db, id: id, folded: folded, replacing: replacing)
     }
 
     static func storedRemoteDirectories(_ db: GRDB.Database, source: String) throws -> [String: StoredDirectory] {
