@@ -8,9 +8,15 @@ Measured, for each server in turn (MPD first, then NoSignal), on loopback with a
   update      `update` of a SMALL-song library: the time from sending `update` until `status` no longer
               shows `updating_db:` (polled every 5 ms), then `stats` must count every song.
   update-large the same for the LARGE-song library (informative: it is how the large database is built).
-  search      `search any "x"` on the LARGE database (case-insensitive substring over every tag of
-              every song; no song matches, so this is the matching cost alone) — median of ROUNDS
-              requests, response fully read.
+  rescan      `rescan` of the SMALL library right after its update (every file read again).
+  search      `search any` on the LARGE database (case-insensitive substring over every tag of every song),
+              the mean over SEARCH_TERMS (7 terms of 1 to 10 characters, from no match to a few hundred
+              songs) of each term's median of ROUNDS requests, response fully read.
+  search-tag  the same for `search title` (one tag) over the same terms.
+  count-group `count group artist` on the LARGE database.
+  list-artist `list artist` on the LARGE database.
+  listallinfo `listallinfo "large/d00"` (a 10,000-song folder, or the whole LARGE library when smaller).
+  add         `add "large/d00"` to an empty queue (then `clear`, not timed).
   find        `find artist "Artist 042"` on the LARGE database (exact match, LARGE/500 results).
   list        `list album group albumartist` on the LARGE database (what ncmpcpp's media library does).
   playlistinfo `playlistinfo` of a QUEUE-song queue (the queue is built with one `add` of a folder).
@@ -281,6 +287,40 @@ def median_time(client, command, rounds, expect_songs=None):
     return statistics.median(samples)
 
 
+# `search any` terms: 1, 2 and 3+ characters, no match, a few matches and a few hundred.
+SEARCH_TERMS = ["x", "qz", "zzz", "e 77", "artist 042", "title 1234", "album 0999"]
+
+
+def mean_search_time(client, command, rounds):
+    return statistics.mean(median_time(client, f'{command} "{term}"', rounds) for term in SEARCH_TERMS)
+
+
+def timed_add(client, command, rounds):
+    samples = []
+    for _ in range(rounds):
+        client.raw("clear")
+        started = time.perf_counter()
+        client.raw(command)
+        samples.append(time.perf_counter() - started)
+    client.raw("clear")
+    return statistics.median(samples)
+
+
+def timed_rescan(server, expected):
+    started = time.perf_counter()
+    server.client.raw("rescan")
+    server.wait_for_update(300)
+    elapsed = time.perf_counter() - started
+    songs = int(server.client.pairs("stats").get("songs", "0"))
+    if songs != expected:
+        raise Ack(f"stats counts {songs} songs after the rescan, expected {expected}")
+    return elapsed
+
+
+METRICS = ("update", "rescan", "update-large", "search", "search-tag", "find", "list", "list-artist", "count-group",
+           "listallinfo", "add", "playlistinfo", "rss-db", "rss")
+
+
 def measure(kind, small_tree, large_tree):
     """Returns {metric: value or 'skipped: reason'}."""
     results = {}
@@ -298,7 +338,8 @@ def measure(kind, small_tree, large_tree):
     # update of the small library
     server = Server(kind)
     try:
-        attempt("update", lambda: timed_update(server, small_tree, "small", ARGS.small, 300))
+        if attempt("update", lambda: timed_update(server, small_tree, "small", ARGS.small, 300)):
+            attempt("rescan", lambda: timed_rescan(server, ARGS.small))
     finally:
         give_back(server, small_tree, "small")
         server.stop()
@@ -308,10 +349,17 @@ def measure(kind, small_tree, large_tree):
     try:
         if attempt("update-large", lambda: timed_update(server, large_tree, "large", ARGS.large, 900)):
             attempt("rss-db", server.rss_kib)
-            attempt("search", lambda: median_time(server.client, 'search any "x"', ARGS.rounds, 0))
+            attempt("search", lambda: mean_search_time(server.client, "search any", ARGS.rounds))
+            attempt("search-tag", lambda: mean_search_time(server.client, "search title", ARGS.rounds))
             attempt("find", lambda: median_time(server.client, 'find artist "Artist 042"', ARGS.rounds,
                                                      len(range(42, ARGS.large, 500))))
             attempt("list", lambda: median_time(server.client, "list album group albumartist", ARGS.rounds))
+            attempt("list-artist", lambda: median_time(server.client, "list artist", ARGS.rounds))
+            attempt("count-group", lambda: median_time(server.client, "count group artist", ARGS.rounds))
+            folder = '"large/d00"' if ARGS.large >= 10000 else '"large"'
+            attempt("listallinfo", lambda: median_time(server.client, f"listallinfo {folder}", ARGS.rounds,
+                                                       min(ARGS.large, 10000)))
+            attempt("add", lambda: timed_add(server.client, f"add {folder}", ARGS.rounds))
 
             def queue():
                 server.client.raw("clear")
@@ -323,7 +371,7 @@ def measure(kind, small_tree, large_tree):
             attempt("playlistinfo", queue)
             attempt("rss", server.rss_kib)
         else:
-            for metric in ("rss-db", "search", "find", "list", "playlistinfo", "rss"):
+            for metric in METRICS[METRICS.index("update-large") + 1:]:
                 results[metric] = "skipped: no large database"
     finally:
         give_back(server, large_tree, "large")
@@ -336,7 +384,7 @@ def format_value(metric, value):
         return value
     if metric.startswith("rss"):
         return f"{value / 1024:8.1f} MiB"
-    if metric.startswith("update"):
+    if metric.startswith("update") or metric == "rescan":
         return f"{value:8.2f} s"
     return f"{value * 1000:8.2f} ms"
 
@@ -374,7 +422,7 @@ def main():
             print(f"  nosignal skipped: {type(error).__name__}: {error}")
             results[kind] = {}
     print("\nsummary (ratio NoSignal/MPD; below 1 = NoSignal faster or smaller)")
-    for metric in ("update", "update-large", "search", "find", "list", "playlistinfo", "rss-db", "rss"):
+    for metric in METRICS:
         mpd = results["mpd"].get(metric)
         line = f"  {metric:13s} MPD {format_value(metric, mpd) if mpd is not None else '-':>12s}"
         other = results.get("nosignal", {}).get(metric)

@@ -3,6 +3,7 @@
 #include <unicode/utrans.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include <unicode/ucol.h>
 #include <unicode/ustring.h>
 
@@ -59,31 +60,39 @@ int32_t nosignal_canonicalize(const char *text, int32_t length, char *out, int32
     u_strFromUTF8(units, count + 1, &count, text, length, &error);
     if (U_FAILURE(error)) { free(units); return -1; }
 
+    // MPD's buffers (`IcuNormalize`, `IcuTransliterator::Transliterate`) hold twice the input's UTF-16 units; when a
+    // step's result would not fit, that step fails and MPD goes on with its input. So `Ⅻ` (one unit, `xii` folded)
+    // stays `Ⅻ`, while `Ⅻ a` becomes `xii a`.
     const UNormalizer2 *normalizer = unorm2_getNFKCCasefoldInstance(&error);
-    // NFKC case folding grows text at most threefold (U+0390 → three code points); ask again if not.
-    int32_t room = count * 3 + 16;
+    if (U_FAILURE(error)) { free(units); return -1; }
+    int32_t room = count * 2 + 1;
     UChar *normal = malloc(sizeof(UChar) * (size_t)room);
-    int32_t normalLength = normal && !U_FAILURE(error) ? unorm2_normalize(normalizer, units, count, normal, room, &error) : -1;
-    if (error == U_BUFFER_OVERFLOW_ERROR) {
+    if (!normal) { free(units); return -1; }
+    int32_t normalLength = unorm2_normalize(normalizer, units, count, normal, count * 2, &error);
+    if (U_FAILURE(error)) {
         error = U_ZERO_ERROR;
-        room = normalLength + 16;
-        free(normal);
-        normal = malloc(sizeof(UChar) * (size_t)room);
-        normalLength = normal ? unorm2_normalize(normalizer, units, count, normal, room, &error) : -1;
+        memcpy(normal, units, sizeof(UChar) * (size_t)count);
+        normalLength = count;
     }
     free(units);
-    if (!normal || U_FAILURE(error) || normalLength < 0) { free(normal); return -1; }
 
     UTransliterator *transliterator = punctuation_to_ascii();
     if (transliterator) {
-        // Transliteration into ASCII only shortens or keeps punctuation (one mark at most becomes a few letters).
-        int32_t transRoom = normalLength * 4 + 16;
-        UChar *translated = realloc(normal, sizeof(UChar) * (size_t)transRoom);
+        int32_t transRoom = normalLength * 2;
+        UChar *translated = malloc(sizeof(UChar) * (size_t)(transRoom + 1));
         if (!translated) { free(normal); return -1; }
-        normal = translated;
+        memcpy(translated, normal, sizeof(UChar) * (size_t)normalLength);
+        int32_t translatedLength = normalLength;
         int32_t limit = normalLength;
-        utrans_transUChars(transliterator, normal, &normalLength, transRoom, 0, &limit, &error);
-        if (U_FAILURE(error)) { free(normal); return -1; }
+        utrans_transUChars(transliterator, translated, &translatedLength, transRoom, 0, &limit, &error);
+        if (U_FAILURE(error)) {
+            error = U_ZERO_ERROR;
+            free(translated);
+        } else {
+            free(normal);
+            normal = translated;
+            normalLength = translatedLength;
+        }
     }
     int32_t written = 0;
     u_strToUTF8(out, capacity, &written, normal, normalLength, &error);

@@ -146,24 +146,31 @@ public final class LibraryDatabase: Sendable {
         // MPD 0.24 compares case-insensitive filters in a canonical form (`CaseFolding`: NFKC case folding, ASCII
         // punctuation) where 0.23 only folded case: the stored folded values are computed again. ASCII values do not
         // change, so only the others are read back.
-        migrator.registerMigration("v6-canonical-folding") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT song_id, position, value, value_folded FROM song_tag WHERE value GLOB '*[^\u{01}-\u{7F}]*'
-                """)
-            let update = try db.makeStatement(sql: "UPDATE song_tag SET value_folded = ? WHERE song_id = ? AND position = ?")
-            for row in rows {
-                let value: String = row["value"]
-                let folded = CaseFolding.fold(value)
-                if folded != row["value_folded"] as String {
-                    try update.execute(arguments: [folded, row["song_id"] as Int64, row["position"] as Int])
-                }
-            }
-        }
+        migrator.registerMigration("v6-canonical-folding") { db in try refold(db) }
+        // MPD gives up on a step of its canonical form when the result would pass twice the text's length (`Ⅻ` stays
+        // `Ⅻ`); so does `CaseFolding` now: the values it folds differently are computed again.
+        migrator.registerMigration("v7-canonical-folding-mpd-buffers") { db in try refold(db) }
         // The search index (`SearchIndex`), filled from the tag rows.
-        migrator.registerMigration("v7-search-index") { db in
+        migrator.registerMigration("v8-search-index") { db in
             try SearchIndex.create(db)
         }
         return migrator
+    }
+
+    /// Computes `value_folded` again for the values that are not ASCII (ASCII folds to lower case, which no
+    /// change of the canonical form touches).
+    private static func refold(_ db: Database) throws {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT song_id, position, value, value_folded FROM song_tag WHERE value GLOB '*[^\u{01}-\u{7F}]*'
+            """)
+        let update = try db.makeStatement(sql: "UPDATE song_tag SET value_folded = ? WHERE song_id = ? AND position = ?")
+        for row in rows {
+            let value: String = row["value"]
+            let folded = CaseFolding.fold(value)
+            if folded != row["value_folded"] as String {
+                try update.execute(arguments: [folded, row["song_id"] as Int64, row["position"] as Int])
+            }
+        }
     }
 
     static let tagIndexName = "song_tag_lookup"

@@ -153,7 +153,12 @@ import Testing
     @Test func canonicalFormIsMPD024s() {
         #expect(CaseFolding.fold("ｶﾀｶﾅ") == "カタカナ")
         #expect(CaseFolding.fold("ﬁne") == "fine")
-        #expect(CaseFolding.fold("Ⅻ") == "xii")
+        #expect(CaseFolding.fold("Ⅻ a") == "xii a")
+        #expect(CaseFolding.fold("ﬃx") == "ffix")
+        // MPD's buffers hold twice the text's UTF-16 length: a step whose result is longer fails and is skipped
+        // (MPD 0.24.9 finds no `i` in an album named `Ⅻ`).
+        #expect(CaseFolding.fold("Ⅻ") == "Ⅻ")
+        #expect(CaseFolding.fold("ﬃ") == "ﬃ")
         #expect(CaseFolding.fold("Don\u{2019}t \u{201C}Stop\u{201D}") == "don't \"stop\"")
         #expect(CaseFolding.fold("a\u{301}") == "á")
         #expect(CaseFolding.fold("ROCK") == "rock")

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Library
 import Logging
+import MPDProtocol
 import PlayerCore
 import Testing
 
@@ -180,6 +181,56 @@ struct LibraryScanTests {
         #expect(seen.contains { $0.contains(Change(.database)) }) // the rescan rewrote every song
         // start, end, end of the queued job (plus a start when the first job ended before the second was asked for)
         #expect([3, 4].contains(seen.filter { $0.contains(Change(.update)) }.count))
+    }
+
+    /// The search index follows every way an update changes songs: new files, changed tags, removed files and
+    /// directories, a rescan. A search that the index cannot answer right finds the wrong songs.
+    @Test func searchIndexFollowsUpdates() async throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        let queries = LibraryQueries(library.database)
+        func search(_ arguments: String...) async throws -> [String] {
+            let query = try FilterParser.parseQuery(arguments: arguments, command: .search, validateRegex: nil)
+            return try await queries.songs(matching: query).map(\.uri)
+        }
+        func indexed() throws -> Int {
+            try library.database.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM song_search")!
+            }
+        }
+        let tagged = try await search("(any != 'no such value at all')").count - 2  // two files have no tags
+        #expect(try indexed() == tagged)
+        // One, two and more characters, any tag and one tag, case folded.
+        #expect(try await search("any", "群") == ["日本語/東京事変/教育/01 群青日和.mp3"])
+        #expect(try await search("any", "群青") == ["日本語/東京事変/教育/01 群青日和.mp3"])
+        #expect(try await search("title", "ROOT SO") == [".hidden.ogg", "root.ogg"])
+        #expect(try await search("artist", "root so") == [])
+        // Changed tags (a real re-tag by ffmpeg): the new value is found, the old one no longer.
+        let path = fixture.music + "/root.ogg"
+        let retagged = fixture.root.appendingPathComponent("retagged.ogg").path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path, "-map", "0",
+                            "-c", "copy", "-metadata:s:a:0", "TITLE=Renamed Tune", retagged]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        #expect(ffmpeg.terminationStatus == 0)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: retagged, toPath: path)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                              ofItemAtPath: path)
+        #expect(try library.runUpdate(uri: "", discard: false))
+        #expect(try await search("title", "renamed tu") == ["root.ogg"])
+        #expect(try await search("title", "ROOT SO") == [".hidden.ogg"])
+        // Removed songs leave the index with their rows.
+        try FileManager.default.removeItem(atPath: fixture.music + "/日本語")
+        #expect(try library.runUpdate(uri: "", discard: false))
+        #expect(try await search("any", "群青") == [])
+        #expect(try indexed() == tagged - 2)
+        // A rescan rewrites every row and leaves one per tagged song.
+        #expect(try library.runUpdate(uri: "", discard: true))
+        #expect(try indexed() == tagged - 2)
+        #expect(try await search("any", "renamed") == ["root.ogg"])
     }
 
     @Test func removedSongsAreReported() throws {
