@@ -8,6 +8,8 @@ Measured, for each server in turn (MPD first, then NoSignal), on loopback with a
   update      `update` of a SMALL-song library: the time from sending `update` until `status` no longer
               shows `updating_db:` (polled every 5 ms), then `stats` must count every song.
   update-large the same for the LARGE-song library (informative: it is how the large database is built).
+  settle      the time after update-large until the server has used no CPU for 0.5 s (MPD writes its database
+              file, NoSignal brings its search index up to date); the queries below start after it.
   rescan      `rescan` of the SMALL library right after its update (every file read again).
   search      `search any` on the LARGE database (case-insensitive substring over every tag of every song),
               the mean over SEARCH_TERMS (7 terms of 1 to 10 characters, from no match to a few hundred
@@ -231,6 +233,26 @@ class Server:
                 raise TimeoutError("update still running")
             time.sleep(0.005)
 
+    def cpu_seconds(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def quiesce(self, timeout=120):
+        """Waits until the server has used no CPU for half a second: the work an update leaves behind (MPD saves
+        its database file, NoSignal brings its search index up to date) is not counted in the queries after it.
+        Returns the seconds waited."""
+        started = time.perf_counter()
+        last, idle_since = self.cpu_seconds(), time.perf_counter()
+        while time.perf_counter() - started < timeout:
+            time.sleep(0.05)
+            now = self.cpu_seconds()
+            if now != last:
+                last, idle_since = now, time.perf_counter()
+            elif time.perf_counter() - idle_since >= 0.5:
+                break
+        return time.perf_counter() - started - 0.5
+
     def rss_kib(self):
         with open(f"/proc/{self.proc.pid}/status") as f:
             for line in f:
@@ -317,7 +339,7 @@ def timed_rescan(server, expected):
     return elapsed
 
 
-METRICS = ("update", "rescan", "update-large", "search", "search-tag", "find", "list", "list-artist", "count-group",
+METRICS = ("update", "rescan", "update-large", "settle", "search", "search-tag", "find", "list", "list-artist", "count-group",
            "listallinfo", "add", "playlistinfo", "rss-db", "rss")
 
 
@@ -348,6 +370,7 @@ def measure(kind, small_tree, large_tree):
     server = Server(kind)
     try:
         if attempt("update-large", lambda: timed_update(server, large_tree, "large", ARGS.large, 900)):
+            attempt("settle", server.quiesce)
             attempt("rss-db", server.rss_kib)
             attempt("search", lambda: mean_search_time(server.client, "search any", ARGS.rounds))
             attempt("search-tag", lambda: mean_search_time(server.client, "search title", ARGS.rounds))
@@ -384,7 +407,7 @@ def format_value(metric, value):
         return value
     if metric.startswith("rss"):
         return f"{value / 1024:8.1f} MiB"
-    if metric.startswith("update") or metric == "rescan":
+    if metric.startswith("update") or metric in ("rescan", "settle"):
         return f"{value:8.2f} s"
     return f"{value * 1000:8.2f} ms"
 

@@ -126,9 +126,9 @@ enum FilterSQL {
 
     /// A case-folded match through the search index (`SearchIndex`): the songs the index names, each tested
     /// exactly as the scan would (`chain` as in `tagCondition`; `[nil]` is any tag), song by song by key. Nil when
-    /// the index cannot narrow the match (a regular expression, a case-sensitive or empty value).
+    /// the index cannot narrow the match (a regular expression, a case-sensitive value, a short one).
     static func indexed(_ match: StringMatch, _ chain: [TagName?]) -> SQL? {
-        guard match.foldCase, match.kind != .regex, let query = SearchIndex.matchQuery(CaseFolding.fold(match.value))
+        guard match.foldCase, match.kind != .regex, let candidates = SearchIndex.candidates(CaseFolding.fold(match.value))
         else { return nil }
         func has(_ tag: TagName?, _ condition: SQL) -> SQL {
             let tagTest: SQL = tag.map { "tag = \($0.rawValue) AND " } ?? ""
@@ -144,8 +144,7 @@ enum FilterSQL {
             }
             exact = exact + " ELSE 0 END"
         }
-        return "(s.id IN (SELECT rowid FROM \(sql: SearchIndex.table) WHERE \(sql: SearchIndex.table) MATCH \(query)) AND "
-            + exact + ")"
+        return "(" + candidates + " AND " + exact + ")"
     }
 
     /// The comparison on `song_tag.value` (or `value_folded`), ignoring negation.

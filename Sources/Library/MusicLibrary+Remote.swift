@@ -291,7 +291,10 @@ extension MusicLibrary {
             if changed { try Self.markUpdated(db, now: now) }
             return changed
         }
-        if changed { announce([Change(.database)]) }
+        if changed {
+            database.updateSearchIndex()
+            announce([Change(.database)])
+        }
         return changed
     }
 
@@ -323,7 +326,10 @@ extension MusicLibrary {
             try Self.markUpdated(db, now: now)
             return true
         }
-        if changed { announce([Change(.database)]) }
+        if changed {
+            database.updateSearchIndex()
+            announce([Change(.database)])
+        }
         return changed
     }
 
@@ -341,7 +347,10 @@ extension MusicLibrary {
             try Self.markUpdated(db, now: now)
             return changed
         }
-        if changed { announce([Change(.database)]) }
+        if changed {
+            database.updateSearchIndex()
+            announce([Change(.database)])
+        }
         return changed
     }
 }
@@ -472,21 +481,19 @@ extension MusicLibrary {
         }
         if old.tags != song.tags {
             try db.execute(sql: "DELETE FROM song_tag WHERE song_id = ?", arguments: [old.id])
-            try insertTags(db, song.tags, id: old.id, replacing: true)
+            try insertTags(db, song.tags, id: old.id)
             changed = true
         }
     }
 
-    static func insertTags(_ db: GRDB.Database, _ tags: [RemoteTagRow], id: Int64, replacing: Bool = false) throws {
+    static func insertTags(_ db: GRDB.Database, _ tags: [RemoteTagRow], id: Int64) throws {
         let insert = try db.cachedStatement(sql: """
             INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
             """)
-        var folded: [String] = []
         for tag in tags {
-            folded.append(CaseFolding.fold(tag.value))
-            try insert.execute(arguments: [id, tag.tag, tag.position, tag.value, folded.last!])
+            try insert.execute(arguments: [id, tag.tag, tag.position, tag.value, CaseFolding.fold(tag.value)])
         }
-        try SearchIndex.write(db, id: id, folded: folded, replacing: replacing)
+        try db.execute(sql: SearchIndex.noteSQL, arguments: [id])
     }
 
     static func storedRemoteDirectories(_ db: GRDB.Database, source: String) throws -> [String: StoredDirectory] {

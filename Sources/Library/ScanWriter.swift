@@ -163,8 +163,7 @@ final class ScanWriter: @unchecked Sendable {
         let insertTag = try FastStatement(db, """
             INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
             """)
-        let insertSearch = try FastStatement(db, SearchIndex.insertSQL)
-        let deleteSearch = try FastStatement(db, SearchIndex.deleteSQL)
+        let noteForSearch = try FastStatement(db, SearchIndex.noteSQL)
         // MPD keeps directories an update found after their sorted siblings until the database is saved.
         var unsorted: Int64?
         func directoryID(_ path: String) throws -> Int64? {
@@ -234,8 +233,6 @@ final class ScanWriter: @unchecked Sendable {
                     if existed {
                         deleteTags.bind(1, id)
                         try deleteTags.run(db)
-                        deleteSearch.bind(1, id)
-                        try deleteSearch.run(db)
                     }
                     for tag in tags {
                         insertTag.bind(1, id)
@@ -245,11 +242,8 @@ final class ScanWriter: @unchecked Sendable {
                         insertTag.bind(5, tag.folded)
                         try insertTag.run(db)
                     }
-                    if !tags.isEmpty {
-                        insertSearch.bind(1, id)
-                        insertSearch.bind(2, SearchIndex.text(tags.lazy.map(\.folded)))
-                        try insertSearch.run(db)
-                    }
+                    noteForSearch.bind(1, id)
+                    try noteForSearch.run(db)
                 }
             case .deleteSong(let uri):
                 try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [uri])

@@ -1,20 +1,26 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 import MPDProtocol
+import Synchronization
 
 /// The search index: an SQLite FTS5 table with one row per song (rowid = `song.id`) whose text is the song's folded
-/// tag values, tokenized into every 1-, 2- and 3-character sequence of each value (`NgramTokenizer`).
+/// tag values, tokenized into every 3-character sequence of each value (`NgramTokenizer`).
 ///
-/// It answers "which songs may contain this folded text": a needle of one or two characters is one token; a longer
-/// one is the `AND` of its 3-character sequences, which every value that contains the needle also contains. That is
-/// a superset (the sequences may lie apart, or in different values), so a filter keeps its exact test
-/// (`instr(value_folded, needle)`, MPD's rule) and the index only decides which songs it reads: the results are
-/// the scan's, byte for byte, in less time. `detail=none` keeps no positions; nothing here needs them.
+/// It answers "which songs may contain this folded text" for a needle of 3 characters or more: every value that
+/// contains the needle contains each of its 3-character sequences, so the `AND` of (up to 6 of) them names a
+/// superset (the sequences may lie apart, or in different values). A filter keeps its exact test
+/// (`instr(value_folded, needle)`, MPD's rule) and the index only decides which songs it reads: the results are the
+/// scan's, byte for byte, in less time. Shorter needles scan (a 1- or 2-character sequence is in most songs anyway).
+/// `detail=none` keeps no positions; nothing here needs them.
 ///
-/// The rows follow the tag rows: `ScanWriter` and the remote sync write a song's row with its tags, and a trigger
-/// removes it with the song.
+/// The index is brought up to date in the background, not by the writers: an update or a remote sync only notes the
+/// songs it wrote in `search_pending` (one append per song), and `SearchIndexer` tokenizes them after the job (FTS5
+/// would otherwise double an update's time). Until then a query reads the pending songs too (`candidates`), so
+/// results never depend on how far the indexer got. A trigger removes a song's row with the song.
 enum SearchIndex {
     static let table = "song_search"
+    static let pending = "search_pending"
     /// Between two values of a song's text. Tag values hold no control characters (MPD's `FixTagString` made them
     /// spaces), so no sequence a client can search for crosses it.
     static let separator: Character = "\u{1}"
@@ -23,76 +29,143 @@ enum SearchIndex {
         db.add(tokenizer: NgramTokenizer.self)
     }
 
-    /// Writes a song's row again from its tag rows.
+    /// The tables, empty; every song is pending.
+    static func create(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE \(table) USING fts5(text, tokenize='\(NgramTokenizer.name)', detail='none');
+            CREATE TABLE \(pending) (song_id INTEGER PRIMARY KEY);
+            CREATE TRIGGER song_search_delete AFTER DELETE ON song BEGIN
+                DELETE FROM \(table) WHERE rowid = old.id;
+                DELETE FROM \(pending) WHERE song_id = old.id;
+            END;
+            INSERT INTO \(pending) (song_id) SELECT id FROM song;
+            """)
+    }
+
+    /// Notes a song whose tags were written (by a writer, inside its transaction).
+    static let noteSQL = "INSERT OR IGNORE INTO \(pending) (song_id) VALUES (?)"
+
+    /// The songs one indexing transaction takes: a few tens of milliseconds of the writer.
+    static let chunk = 4000
+
+    static func hasPending(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(pending))") ?? false
+    }
+
+    /// Indexes up to `chunk` pending songs; false when none was pending.
+    static func indexPending(_ db: Database) throws -> Bool {
+        let ids = try Int64.fetchAll(db, sql: "SELECT song_id FROM \(pending) ORDER BY song_id LIMIT \(chunk)")
+        guard let last = ids.last else { return false }
+        let range: StatementArguments = [ids[0], last]
+        try db.execute(sql: "DELETE FROM \(table) WHERE rowid IN (SELECT song_id FROM \(pending) WHERE song_id BETWEEN ? AND ?)",
+                       arguments: range)
+        try db.execute(sql: """
+            INSERT INTO \(table) (rowid, text)
+                SELECT song_id, group_concat(value_folded, char(1)) FROM song_tag
+                WHERE song_id IN (SELECT song_id FROM \(pending) WHERE song_id BETWEEN ? AND ?) GROUP BY song_id
+            """, arguments: range)
+        try db.execute(sql: "DELETE FROM \(pending) WHERE song_id BETWEEN ? AND ?", arguments: range)
+        return true
+    }
+
+    /// Writes a song's row again from its tag rows, at once.
     static func reindex(_ db: Database, id: Int64) throws {
-        try db.execute(sql: deleteSQL, arguments: [id])
+        try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [id])
         try db.execute(sql: """
             INSERT INTO \(table) (rowid, text)
                 SELECT song_id, group_concat(value_folded, char(1)) FROM song_tag WHERE song_id = ? GROUP BY song_id
             """, arguments: [id])
-    }
-
-    static func create(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE \(table) USING fts5(text, tokenize='\(NgramTokenizer.name)', detail='none');
-            CREATE TRIGGER song_search_delete AFTER DELETE ON song BEGIN
-                DELETE FROM \(table) WHERE rowid = old.id;
-            END;
-            INSERT INTO \(table) (rowid, text)
-                SELECT song_id, group_concat(value_folded, char(1)) FROM song_tag GROUP BY song_id;
-            """)
-    }
-
-    /// A song's text: its folded values, in any order.
-    static func text(_ folded: some Sequence<String>) -> String {
-        folded.joined(separator: String(separator))
-    }
-
-    static let insertSQL = "INSERT INTO \(table) (rowid, text) VALUES (?, ?)"
-    static let deleteSQL = "DELETE FROM \(table) WHERE rowid = ?"
-
-    /// Replaces a song's row (after its tag rows were written).
-    static func write(_ db: Database, id: Int64, folded: [String], replacing: Bool) throws {
-        if replacing { try db.execute(sql: deleteSQL, arguments: [id]) }
-        guard !folded.isEmpty else { return }
-        try db.execute(sql: insertSQL, arguments: [id, text(folded)])
+        try db.execute(sql: "DELETE FROM \(pending) WHERE song_id = ?", arguments: [id])
     }
 
     /// The most 3-character sequences one query asks for: a long needle's matches are few once a handful agree, and
     /// every further sequence is one more posting list to read.
     static let maximumTokens = 6
 
-    /// The FTS5 query for the songs whose text may contain `folded`, or nil when the index cannot help (an empty
-    /// needle matches everything; one with the separator in it would be missed).
+    /// The FTS5 query for the songs whose text may contain `folded`, or nil when the index cannot help (a needle
+    /// shorter than a sequence; one with the separator in it would be missed).
     static func matchQuery(_ folded: String) -> String? {
-        guard !folded.isEmpty, !folded.contains(separator) else { return nil }
+        guard !folded.contains(separator) else { return nil }
         let scalars = Array(folded.unicodeScalars)
-        var tokens: [String] = []
-        if scalars.count <= NgramTokenizer.longest {
-            tokens = [folded]
-        } else {
-            let last = scalars.count - NgramTokenizer.longest
-            let count = min(maximumTokens, last + 1)
-            var seen = Set<Int>()
-            for k in 0..<count {
-                // Evenly spread from the first sequence to the last.
-                let start = count == 1 ? 0 : k * last / (count - 1)
-                guard seen.insert(start).inserted else { continue }
-                var token = String.UnicodeScalarView()
-                token.append(contentsOf: scalars[start..<(start + NgramTokenizer.longest)])
-                tokens.append(String(token))
-            }
+        let length = NgramTokenizer.length
+        guard scalars.count >= length else { return nil }
+        let last = scalars.count - length
+        let count = min(maximumTokens, last + 1)
+        var starts: [Int] = []
+        for k in 0..<count {
+            // Evenly spread from the first sequence to the last.
+            let start = count == 1 ? 0 : k * last / (count - 1)
+            if starts.last != start { starts.append(start) }
         }
-        return tokens.map { "\"" + $0.replacing("\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+        return starts.map { start in
+            var token = String.UnicodeScalarView()
+            token.append(contentsOf: scalars[start..<(start + length)])
+            return "\"" + String(token).replacing("\"", with: "\"\"") + "\""
+        }.joined(separator: " AND ")
+    }
+
+    /// The songs a case-folded match on `folded` can be true for, as SQL on `s.id`, or nil when the index cannot tell.
+    static func candidates(_ folded: String) -> SQL? {
+        guard let query = matchQuery(folded) else { return nil }
+        return "(s.id IN (SELECT rowid FROM \(sql: table) WHERE \(sql: table) MATCH \(query)) OR s.id IN (SELECT song_id FROM \(sql: pending)))"
     }
 }
 
-/// FTS5 tokenizer `mpd_ngram`. For a document: every sequence of one, two and three Unicode scalars inside each
-/// value (values are separated by U+0001), as stored (the text is already folded). For a query: the quoted string
-/// as one token, since `SearchIndex.matchQuery` already cut the needle into sequences.
+/// Brings the search index up to date on a thread of its own, a chunk per transaction, whenever asked (after an
+/// update job, at start-up); asks coming while it works make it look again when done.
+final class SearchIndexer: Sendable {
+    private let writer: any DatabaseWriter
+    private struct State {
+        var running = false
+        var again = false
+        var stopped = false
+    }
+    private let state = Mutex(State())
+
+    init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    func request() {
+        let start = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        Thread.detachNewThread { [self] in
+            repeat {
+                while !state.withLock({ $0.stopped }), (try? writer.read(SearchIndex.hasPending)) == true,
+                      (try? writer.write(SearchIndex.indexPending)) == true {}
+            } while state.withLock { state in
+                let again = state.again && !state.stopped
+                state.again = false
+                if !again { state.running = false }
+                return again
+            }
+        }
+    }
+
+    /// Indexes every pending song on the calling thread.
+    func catchUp() throws {
+        while try writer.read(SearchIndex.hasPending) { _ = try writer.write(SearchIndex.indexPending) }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+    }
+}
+
+/// FTS5 tokenizer `mpd_trigram`. For a document: every sequence of three Unicode scalars inside each value (values
+/// are separated by U+0001), as stored (the text is already folded). For a query: the quoted string as one token, since
+/// `SearchIndex.matchQuery` already cut the needle into sequences. (FTS5's own `trigram` tokenizer would join values.)
 final class NgramTokenizer: FTS5CustomTokenizer {
-    static let name = "mpd_ngram"
-    static let longest = 3
+    static let name = "mpd_trigram"
+    static let length = 3
 
     init(db: Database, arguments: [String]) {}
 
@@ -104,26 +177,22 @@ final class NgramTokenizer: FTS5CustomTokenizer {
             return tokenCallback(context, 0, pText, nText, 0, nText)
         }
         return pText.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
-            // The starts of the last `longest` scalars of the current value, oldest first.
+            // The starts of the last three scalars of the current value, oldest first.
             var starts = (0, 0, 0)
             var known = 0
             var index = 0
             while index <= count {
                 let atEnd = index == count || bytes[index] == 0x01
-                let isStart = atEnd || bytes[index] & 0xC0 != 0x80
-                if isStart && known > 0 {
-                    // Every sequence ending just before `index`.
-                    for length in 1...min(known, Self.longest) {
-                        let start = length == 1 ? starts.2 : length == 2 ? starts.1 : starts.0
-                        let code = tokenCallback(context, 0, pText + start, CInt(index - start), CInt(start),
-                                                 CInt(index))
-                        if code != SQLITE_OK { return code }
-                    }
+                if (atEnd || bytes[index] & 0xC0 != 0x80) && known >= Self.length {
+                    // The sequence that ends just before `index`.
+                    let code = tokenCallback(context, 0, pText + starts.0, CInt(index - starts.0), CInt(starts.0),
+                                             CInt(index))
+                    if code != SQLITE_OK { return code }
                 }
                 if index == count { break }
                 if bytes[index] == 0x01 {
                     known = 0
-                } else if isStart {
+                } else if bytes[index] & 0xC0 != 0x80 {
                     starts = (starts.1, starts.2, index)
                     known += 1
                 }

@@ -103,6 +103,7 @@ extension MusicLibrary {
                     state.running = state.queued.isEmpty ? nil : state.queued.removeFirst()
                     announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
                 }
+                if modified { database.updateSearchIndex() }
             }
         }
     }
@@ -113,6 +114,7 @@ extension MusicLibrary {
             state.cancelled = true
             state.queued = []
         }
+        database.stopSearchIndex()
     }
 
     var isCancelled: Bool { updates.withLock { $0.cancelled } }

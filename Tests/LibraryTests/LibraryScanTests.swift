@@ -189,6 +189,10 @@ struct LibraryScanTests {
         let fixture = try GeneratedLibrary()
         let library = fixture.library
         let queries = LibraryQueries(library.database)
+        // The index is brought up to date here, at chosen moments: every answer must be right both while the
+        // songs an update wrote wait for the index and after.
+        library.database.stopSearchIndex()
+        try library.database.catchUpSearchIndex()
         func search(_ arguments: String...) async throws -> [String] {
             let query = try FilterParser.parseQuery(arguments: arguments, command: .search, validateRegex: nil)
             return try await queries.songs(matching: query).map(\.uri)
@@ -200,9 +204,10 @@ struct LibraryScanTests {
         }
         let tagged = try await search("(any != 'no such value at all')").count - 2  // two files have no tags
         #expect(try indexed() == tagged)
-        // One, two and more characters, any tag and one tag, case folded.
+        // One, two (scans) and more characters, any tag and one tag, case folded.
         #expect(try await search("any", "群") == ["日本語/東京事変/教育/01 群青日和.mp3"])
         #expect(try await search("any", "群青") == ["日本語/東京事変/教育/01 群青日和.mp3"])
+        #expect(try await search("any", "群青日") == ["日本語/東京事変/教育/01 群青日和.mp3"])
         #expect(try await search("title", "ROOT SO") == [".hidden.ogg", "root.ogg"])
         #expect(try await search("artist", "root so") == [])
         // Changed tags (a real re-tag by ffmpeg): the new value is found, the old one no longer.
@@ -220,15 +225,20 @@ struct LibraryScanTests {
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
                                               ofItemAtPath: path)
         #expect(try library.runUpdate(uri: "", discard: false))
-        #expect(try await search("title", "renamed tu") == ["root.ogg"])
-        #expect(try await search("title", "ROOT SO") == [".hidden.ogg"])
+        for _ in 0..<2 {
+            #expect(try await search("title", "renamed tu") == ["root.ogg"])
+            #expect(try await search("title", "ROOT SO") == [".hidden.ogg"])
+            try library.database.catchUpSearchIndex()
+        }
         // Removed songs leave the index with their rows.
         try FileManager.default.removeItem(atPath: fixture.music + "/日本語")
         #expect(try library.runUpdate(uri: "", discard: false))
-        #expect(try await search("any", "群青") == [])
+        #expect(try await search("any", "群青日") == [])
         #expect(try indexed() == tagged - 2)
         // A rescan rewrites every row and leaves one per tagged song.
         #expect(try library.runUpdate(uri: "", discard: true))
+        #expect(try await search("any", "renamed") == ["root.ogg"])
+        try library.database.catchUpSearchIndex()
         #expect(try indexed() == tagged - 2)
         #expect(try await search("any", "renamed") == ["root.ogg"])
     }
