@@ -2,6 +2,7 @@ import GRDB
 import Glibc
 import GRDBSQLite
 import MPDProtocol
+import PlayerCore
 
 extension LibraryQueries {
     /// `list TAG [group G…]`: every song's value tuple (one value set per level: the values of
@@ -32,51 +33,13 @@ extension LibraryQueries {
         let index = SongIndex(songIDs)
 
         var state = GroupState(songs: songIDs.count, levels: levels.count)
-        var interned: [String: Int32] = [:]
-        var strings: [String] = []
-        func intern(_ text: String) -> Int32 {
-            if let id = interned[text] { return id }
-            let id = Int32(strings.count)
-            strings.append(text)
-            interned[text] = id
-            return id
+        var values = InternedValues()
+        let empty = values.intern("")
+        try forEachTagRow(db, tags: tagList, songIDs: songIDs, everything: everything, index: index,
+                          values: &values) { song, tag, value in
+            for feed in feeds[tag] { state.add(value, song: song, level: feed.level, rank: feed.rank) }
         }
-        let empty = intern("")
-
-        // The last value read, to skip interning while the index yields the same value again.
-        var previousTag: Int32 = -1
-        var previousBytes: [UInt8] = []
-        var previousID: Int32 = 0
-        func visit(_ handle: OpaquePointer) {
-            guard let song = index[sqlite3_column_int64(handle, 0)] else { return }
-            let tag = sqlite3_column_int(handle, 1)
-            guard tag >= 0, Int(tag) < feeds.count else { return }
-            let text = sqlite3_column_text(handle, 2)
-            let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 2))
-            let value: Int32
-            if tag == previousTag, count == previousBytes.count,
-               count == 0 || previousBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, text!, count) == 0 }) {
-                value = previousID
-            } else {
-                let bytes = UnsafeBufferPointer(start: text, count: count)
-                value = intern(String(decoding: bytes, as: UTF8.self))
-                previousTag = tag
-                previousBytes = Array(bytes)
-                previousID = value
-            }
-            for feed in feeds[Int(tag)] { state.add(value, song: song, level: feed.level, rank: feed.rank) }
-        }
-        if everything || songIDs.count > 5000 {
-            // In index order, so equal values come in runs.
-            try forEachRow(db, SQL(sql: "SELECT song_id, tag, value FROM song_tag WHERE tag IN (\(tagList))"), visit)
-        } else {
-            for chunk in chunks(songIDs) {
-                try forEachRow(db, SQL(sql: """
-                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
-                    AND +tag IN (\(tagList))
-                    """, arguments: [chunk]), visit)
-            }
-        }
+        let strings = values.strings
 
         // Strings by rank in bytewise order (as MPD's `std::map<std::string, …>` keeps each level), so tuples of ranks
         // sort as tuples of strings.
@@ -112,6 +75,115 @@ extension LibraryQueries {
             state.forEachTuple(song: song, empty: emptyRank, into: &tuple) { tuples.insert($0) }
         }
         return tuples.sorted { a, b in a.lexicographicallyPrecedes(b) }.map { $0.map { strings[byRank[Int($0)]] } }
+    }
+
+    /// `count … group TAG`: per value of the group tag (the first tag of its fallback chain the song has; `""` for
+    /// songs with none), the songs and their play time in milliseconds, sorted bytewise by value. A song counts once
+    /// per value row (twice for a value it holds twice), as MPD visits every value (`VisitTagWithFallbackOrEmpty`).
+    ///
+    /// One pass over the durations and one over the tag rows (as `groupedValues`), instead of joining the values
+    /// to `song` by id in SQL, which cost a B-tree lookup per value row.
+    static func groupCounts(_ group: TagName, expression: FilterExpression, _ db: Database) throws
+        -> [(value: String, songs: Int, milliseconds: Int64)]
+    {
+        let chain = FilterSQL.filterChain(group)
+        var rankOfTag = [UInt8](repeating: .max, count: TagName.allCases.count)
+        for (rank, tag) in chain.enumerated() { rankOfTag[tag.rawValue] = UInt8(rank) }
+        let tagList = chain.map { String($0.rawValue) }.joined(separator: ",")
+
+        var songIDs: [Int64] = []
+        var milliseconds: [Int64] = []
+        let everything = matchesEverything(expression)
+        let filter = FilterSQL.translate(expression)
+        let songsSQL: SQL = everything
+            ? "SELECT id, duration FROM song"
+            : filter.withClause + "SELECT s.id, s.duration FROM song s WHERE " + filter.condition
+        try forEachRow(db, songsSQL) { handle in
+            songIDs.append(sqlite3_column_int64(handle, 0))
+            // `CASE WHEN duration >= 0 THEN CAST(duration * 1000 AS INTEGER) ELSE 0 END`, as SQLite casts.
+            let duration = RawColumn.double(handle, 1) ?? -1
+            milliseconds.append(duration >= 0 ? Int64(saturating: duration * 1000) : 0)
+        }
+        guard !songIDs.isEmpty else { return [] }
+        let index = SongIndex(songIDs)
+
+        var rows: [(song: Int32, rank: UInt8, value: Int32)] = []
+        var best = [UInt8](repeating: .max, count: songIDs.count)
+        var values = InternedValues()
+        try forEachTagRow(db, tags: tagList, songIDs: songIDs, everything: everything, index: index,
+                          values: &values) { song, tag, value in
+            let rank = rankOfTag[tag]
+            rows.append((Int32(song), rank, value))
+            if rank < best[song] { best[song] = rank }
+        }
+        let empty = values.intern("")
+        var songs = [Int](repeating: 0, count: values.strings.count)
+        var total = [Int64](repeating: 0, count: values.strings.count)
+        for row in rows where row.rank == best[Int(row.song)] {
+            songs[Int(row.value)] += 1
+            total[Int(row.value)] &+= milliseconds[Int(row.song)]
+        }
+        for song in best.indices where best[song] == .max {
+            songs[Int(empty)] += 1
+            total[Int(empty)] &+= milliseconds[song]
+        }
+        let strings = values.strings
+        return strings.indices.filter { songs[$0] > 0 }
+            .sorted { strings[$0].utf8.lexicographicallyPrecedes(strings[$1].utf8) }
+            .map { (strings[$0], songs[$0], total[$0]) }
+    }
+
+    /// Value texts interned as integers, in the order first seen.
+    struct InternedValues {
+        private var ids: [String: Int32] = [:]
+        private(set) var strings: [String] = []
+
+        mutating func intern(_ text: String) -> Int32 {
+            if let id = ids[text] { return id }
+            let id = Int32(strings.count)
+            strings.append(text)
+            ids[text] = id
+            return id
+        }
+    }
+
+    /// Calls `body` with (dense song index, tag id, interned value) for every row of the tags `tags` (ids, comma
+    /// separated) of the songs in `index`: the whole `(tag, value)` index when most songs are in scope (so equal
+    /// values come in runs and are interned once per run), else the songs' rows by key.
+    static func forEachTagRow(_ db: Database, tags: String, songIDs: [Int64], everything: Bool, index: SongIndex,
+                              values: inout InternedValues, _ body: (Int, Int, Int32) -> Void) throws {
+        var previousTag: Int32 = -1
+        var previousBytes: [UInt8] = []
+        var previousID: Int32 = 0
+        func visit(_ handle: OpaquePointer) {
+            guard let song = index[sqlite3_column_int64(handle, 0)] else { return }
+            let tag = sqlite3_column_int(handle, 1)
+            guard tag >= 0, Int(tag) < TagName.allCases.count else { return }
+            let text = sqlite3_column_text(handle, 2)
+            let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 2))
+            let value: Int32
+            if tag == previousTag, count == previousBytes.count,
+               count == 0 || previousBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, text!, count) == 0 }) {
+                value = previousID
+            } else {
+                let bytes = UnsafeBufferPointer(start: text, count: count)
+                value = values.intern(String(decoding: bytes, as: UTF8.self))
+                previousTag = tag
+                previousBytes = Array(bytes)
+                previousID = value
+            }
+            body(song, Int(tag), value)
+        }
+        if everything || songIDs.count > 5000 {
+            try forEachRow(db, SQL(sql: "SELECT song_id, tag, value FROM song_tag WHERE tag IN (\(tags))"), visit)
+        } else {
+            for chunk in chunks(songIDs) {
+                try forEachRow(db, SQL(sql: """
+                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
+                    AND +tag IN (\(tags))
+                    """, arguments: [chunk]), visit)
+            }
+        }
     }
 
     /// Steps a statement through SQLite's C API, calling `body` for each row.

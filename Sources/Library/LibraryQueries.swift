@@ -95,15 +95,8 @@ public final class LibraryQueries: Sendable {
                 let millis: Int64 = row[1]
                 return [(nil, songs, Int(millis / 1000))]
             }
-            let everything = Self.matchesEverything(query.expression)
-            let tables = everything ? [] : filter.tables + ["m AS MATERIALIZED (SELECT s.id FROM song s WHERE " + filter.condition + ")"]
-            let prefix: SQL = "WITH " + (tables + ["v AS ("]).joined(separator: ", ")
-            let sql: SQL = prefix + Self.valuesSQL(group, songs: everything ? nil : "m") + ") "
-                + "SELECT v.value, count(*), coalesce(sum(CASE WHEN s.duration >= 0 THEN CAST(s.duration * 1000 AS INTEGER) ELSE 0 END), 0) "
-                + "FROM v JOIN song s ON s.id = v.id GROUP BY v.value ORDER BY v.value"
-            return try Row.fetchAll(db, SQLRequest<Row>(literal: sql)).map { row in
-                let millis: Int64 = row[2]
-                return (group: row[0] as String?, songs: row[1] as Int, playtime: Int(millis / 1000))
+            return try Self.groupCounts(group, expression: query.expression, db).map { row in
+                (group: row.value, songs: row.songs, playtime: Int(row.milliseconds / 1000))
             }
         }
     }
@@ -162,26 +155,6 @@ public final class LibraryQueries: Sendable {
                 OR EXISTS (SELECT 1 FROM remote_directory WHERE path = ?)
             """), arguments: [base, base, base]) ?? false
         guard exists else { throw PortError.notFound("No such directory") }
-    }
-
-    /// `(id, value)` rows: each matching song's values of `tag`, or of the first fallback tag it has, or `""`
-    /// (`VisitTagWithFallbackOrEmpty`).
-    static func valuesSQL(_ tag: TagName, songs m: String?) -> SQL {
-        let chain = FilterSQL.filterChain(tag)
-        var parts: [String] = []
-        for (i, t) in chain.enumerated() {
-            var part = "SELECT t.song_id AS id, t.value AS value FROM song_tag t WHERE t.tag = \(t.rawValue)"
-            if let m { part += " AND t.song_id IN (SELECT id FROM \(m))" }
-            if i > 0 {
-                let earlier = chain[..<i].map { String($0.rawValue) }.joined(separator: ", ")
-                part += " AND t.song_id NOT IN (SELECT song_id FROM song_tag WHERE tag IN (\(earlier)))"
-            }
-            parts.append(part)
-        }
-        let all = chain.map { String($0.rawValue) }.joined(separator: ", ")
-        let songs = m ?? "song"
-        parts.append("SELECT id, '' FROM \(songs) WHERE id NOT IN (SELECT song_id FROM song_tag WHERE tag IN (\(all)))")
-        return SQL(sql: parts.joined(separator: " UNION ALL "))
     }
 
     /// The chain `Tag::GetSortValue` follows: the filter's fallback chain, plus the album-artist id falling back
