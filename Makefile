@@ -41,6 +41,7 @@ test: test-deps
 bench: test-deps release
 	/usr/bin/python3 Benchmarks/status_latency.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/library_bench.py .build/release/nosignal
+	/usr/bin/python3 Benchmarks/scale_bench.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/playback_bench.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/netease_search_bench.py .build/release/nosignal
 	/usr/bin/python3 Benchmarks/netease_playback_bench.py .build/release/nosignal
