@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """`status` round-trip latency, NoSignal side by side with real MPD in one run, reported as ratios.
 
-Usage: status_latency.py PATH/TO/nosignal [ROUNDS]
+Usage: status_latency.py PATH/TO/nosignal [ROUNDS] [IDLERS]
 Both servers run on loopback with the same kind of configuration (empty music directory, null output,
-software mixer). One connection per server sends `status` ROUNDS times (default 20000), alternating
-between the servers in blocks so that machine noise hits both alike.
+software mixer, max_connections 2000). One connection per server sends `status` ROUNDS times (default 20000),
+alternating between the servers in blocks so that machine noise hits both alike; then the same again while IDLERS
+(default 500) further connections to each server sit in `idle`.
 """
 import os
 import socket
@@ -16,6 +17,7 @@ import time
 
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/nosignal")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
+IDLERS = int(sys.argv[3]) if len(sys.argv) > 3 else 500
 
 
 def free_port():
@@ -32,7 +34,7 @@ def start(kind):
     conf = f"{d}/{kind}.conf"
     with open(conf, "w") as f:
         f.write(f'music_directory "{d}/music"\nplaylist_directory "{d}/playlists"\n'
-                f'bind_to_address "127.0.0.1"\nport "{port}"\n'
+                f'bind_to_address "127.0.0.1"\nport "{port}"\nmax_connections "2000"\n'
                 'audio_output {\n type "null"\n name "null"\n mixer_type "software"\n}\n')
         if kind == "mpd":
             f.write(f'db_file "{d}/db"\nzeroconf_enabled "no"\n')
@@ -45,7 +47,7 @@ def start(kind):
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if s.recv(64).startswith(b"OK MPD"):
-                return proc, s
+                return proc, s, port
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"{kind} did not start")
@@ -60,23 +62,26 @@ def roundtrip(sock):
     return time.perf_counter_ns() - t
 
 
-def main():
-    servers = {kind: start(kind) for kind in ("mpd", "nosignal")}
+def idle_clients(port, count):
+    """`count` connections that each sent `idle` (and got no answer yet)."""
+    clients = []
+    for _ in range(count):
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.recv(64)
+        c.sendall(b"idle\n")
+        clients.append(c)
+    return clients
+
+
+def measure(servers):
     samples = {kind: [] for kind in servers}
-    try:
-        for kind, (_, s) in servers.items():  # warm up
-            for _ in range(500):
-                roundtrip(s)
-        block = 1000
-        for _ in range(ROUNDS // block):
-            for kind, (_, s) in servers.items():
-                samples[kind].extend(roundtrip(s) for _ in range(block))
-    finally:
-        for proc, s in servers.values():
-            s.close()
-            proc.terminate()
-            proc.wait(10)
-    print(f"status round trip, {ROUNDS} requests each, one connection, loopback")
+    for kind, (_, s, _) in servers.items():  # warm up
+        for _ in range(500):
+            roundtrip(s)
+    block = 1000
+    for _ in range(ROUNDS // block):
+        for kind, (_, s, _) in servers.items():
+            samples[kind].extend(roundtrip(s) for _ in range(block))
     stats = {}
     for kind, xs in samples.items():
         xs.sort()
@@ -84,6 +89,26 @@ def main():
         print(f"  {kind:9s} median {stats[kind][0]:8.1f} µs   p99 {stats[kind][1]:8.1f} µs")
     print(f"  ratio NoSignal/MPD: median {stats['nosignal'][0] / stats['mpd'][0]:.2f}×, "
           f"p99 {stats['nosignal'][1] / stats['mpd'][1]:.2f}×  (below 1 = NoSignal faster)")
+
+
+def main():
+    servers = {kind: start(kind) for kind in ("mpd", "nosignal")}
+    idlers = []
+    try:
+        print(f"status round trip, {ROUNDS} requests each, one connection, loopback")
+        measure(servers)
+        for _, _, port in servers.values():
+            idlers += idle_clients(port, IDLERS)
+        time.sleep(1)
+        print(f"the same with {IDLERS} more connections to each server waiting in `idle`")
+        measure(servers)
+    finally:
+        for c in idlers:
+            c.close()
+        for proc, s, _ in servers.values():
+            s.close()
+            proc.terminate()
+            proc.wait(10)
 
 
 if __name__ == "__main__":

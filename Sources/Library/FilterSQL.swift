@@ -131,7 +131,8 @@ enum FilterSQL {
         guard match.foldCase, match.kind != .regex, let candidates = SearchIndex.candidates(CaseFolding.fold(match.value))
         else { return nil }
         func has(_ tag: TagName?, _ condition: SQL) -> SQL {
-            let tagTest: SQL = tag.map { "tag = \($0.rawValue) AND " } ?? ""
+            // `+tag`: by the song's key, never through the `(tag, value)` index (a scan of the whole tag per song).
+            let tagTest: SQL = tag.map { "+tag = \($0.rawValue) AND " } ?? ""
             return "EXISTS (SELECT 1 FROM song_tag WHERE song_id = s.id AND " + tagTest + condition + ")"
         }
         var exact = has(chain[0], valueCondition(match))

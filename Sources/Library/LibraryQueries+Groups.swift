@@ -22,6 +22,9 @@ extension LibraryQueries {
             for (rank, tag) in chain.enumerated() { feeds[tag.rawValue].append((level, UInt8(rank))) }
         }
         let tagList = Set(chains.joined()).map { String($0.rawValue) }.sorted().joined(separator: ",")
+        if levels.count == 1, chains[0].count == 1, matchesEverything(expression) {
+            return try distinctValues(chains[0][0], db).map { [$0] }
+        }
 
         // The songs in scope, as dense indexes.
         var songIDs: [Int64] = []
@@ -75,6 +78,42 @@ extension LibraryQueries {
             state.forEachTuple(song: song, empty: emptyRank, into: &tuple) { tuples.insert($0) }
         }
         return tuples.sorted { a, b in a.lexicographicallyPrecedes(b) }.map { $0.map { strings[byRank[Int($0)]] } }
+    }
+
+    /// `list TAG` of the whole library for a tag without fallbacks (`list artist`, `list genre`): the `(tag, value)`
+    /// index already holds the values in bytewise order, so one walk of its entries gives them distinct and sorted
+    /// (and says whether some song lacks the tag, which lists `""` first).
+    static func distinctValues(_ tag: TagName, _ db: Database) throws -> [String] {
+        var songs = 0
+        var largestID: Int64 = 0
+        try forEachRow(db, "SELECT count(*), coalesce(max(id), 0) FROM song") { handle in
+            songs = Int(sqlite3_column_int64(handle, 0))
+            largestID = sqlite3_column_int64(handle, 1)
+        }
+        guard songs > 0, largestID < Int64(Int32.max) else { return [] }
+        var seen = [Bool](repeating: false, count: Int(largestID) + 1)
+        var songsWithTag = 0
+        var values: [String] = []
+        var previous: [UInt8] = []
+        try forEachRow(db, SQL(sql: "SELECT song_id, value FROM song_tag WHERE tag = \(tag.rawValue) ORDER BY value")) { handle in
+            let id = Int(sqlite3_column_int64(handle, 0))
+            if id >= 0, id < seen.count, !seen[id] {
+                seen[id] = true
+                songsWithTag += 1
+            }
+            let text = sqlite3_column_text(handle, 1)
+            let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 1))
+            if !values.isEmpty, count == previous.count,
+               count == 0 || previous.withUnsafeBufferPointer({ memcmp($0.baseAddress!, text!, count) == 0 }) {
+                return
+            }
+            let bytes = UnsafeBufferPointer(start: text, count: count)
+            previous = Array(bytes)
+            values.append(String(decoding: bytes, as: UTF8.self))
+        }
+        // `""` sorts first; a stored empty value is already there.
+        if songsWithTag < songs, values.first != "" { values.insert("", at: 0) }
+        return values
     }
 
     /// `count … group TAG`: per value of the group tag (the first tag of its fallback chain the song has; `""` for

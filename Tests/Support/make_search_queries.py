@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""make_search_queries.py [COUNT] [SEED] > Tests/DifferentialTests/Scripts/search_random.mpdscript
+"""make_search_queries.py [COUNT] [SEED] [WINDOW] > Tests/DifferentialTests/Scripts/search_random.mpdscript
 
 Writes the randomized search comparison: COUNT (default 1000) queries of the `search` family (`search`,
 `searchcount`, filter expressions with `contains`, `==`, `starts_with`, `AND`, `!`, fallback tags such as
@@ -15,7 +15,8 @@ uses what 0.23 lacks (`searchcount`, `starts_with`), is marked
 to be compared only with an MPD 0.24 oracle (`%oracle-below 0.24` / `%ignore`), so the script passes against
 Debian's 0.23 and is complete against 0.24 (MPD_BIN=…).
 
-Deterministic for a given COUNT and SEED (default 15).
+Deterministic for a given COUNT and SEED (default 15). With WINDOW, every `search` without a window of its own gets
+`window 0:WINDOW`, so that the answers stay small on a large library (scripts/international-100k.sh search_random).
 """
 import importlib.util
 import os
@@ -91,6 +92,7 @@ def quote(argument):
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 15)
+    window = int(sys.argv[3]) if len(sys.argv) > 3 else None
     print("# The randomized search comparison, written by Tests/Support/make_search_queries.py (see there): "
           f"{count} queries")
     print("# of the search family over the international library; NoSignal's search index must give MPD's answers.")
@@ -139,6 +141,8 @@ def main():
             print("%ignore reason: MPD 0.23 folds case only; 0.24 folds to a canonical form (or has the operator): "
                   "compared against MPD 0.24.")
             print("%oracle-below any")
+        if window and line.startswith("search ") and " window " not in line:
+            line += f" window 0:{window}"
         print(line)
 
 
