@@ -79,8 +79,9 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
 }
 
 /// A factory with short timeouts, so failure tests finish in seconds.
-func quickFactory(bufferSize: Int = 256 * 1024) -> CurlInputFactory {
-    CurlInputFactory(configuration: HTTPConfiguration(connectTimeout: 2, lowSpeedTime: 1, requestTimeout: nil),
+func quickFactory(bufferSize: Int = 256 * 1024, lowSpeedTime: Int = 1) -> CurlInputFactory {
+    CurlInputFactory(configuration: HTTPConfiguration(connectTimeout: 2, lowSpeedTime: lowSpeedTime,
+                                                      requestTimeout: nil),
                      bufferSize: bufferSize)
 }
 
