@@ -6,7 +6,7 @@ import Synchronization
 /// The SQLite music database (GRDB). The schema grows with the library; the migrator is the one place it changes.
 public final class LibraryDatabase: Sendable {
     public let writer: any DatabaseWriter
-    private let searchIndexer: SearchIndexer
+    private let indexer: LibraryIndexer
 
     /// Counts the transactions committed to the database; what was read at one value is still true while it holds
     /// (`ListingCache`). Every write goes through `writer`, whose commits a transaction observer counts.
@@ -53,8 +53,8 @@ public final class LibraryDatabase: Sendable {
             try Self.repairIndexes(pool)
             pool.add(transactionObserver: commits, extent: .databaseLifetime)
             writer = pool
-            searchIndexer = SearchIndexer(writer: pool)
-            searchIndexer.request()
+            indexer = LibraryIndexer(writer: pool)
+            indexer.request()
         } catch let error as GRDB.DatabaseError {
             throw OpenError.notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
         }
@@ -71,7 +71,7 @@ public final class LibraryDatabase: Sendable {
         writer = try DatabaseQueue(configuration: configuration)
         try Self.migrator.migrate(writer)
         writer.add(transactionObserver: commits, extent: .databaseLifetime)
-        searchIndexer = SearchIndexer(writer: writer)
+        indexer = LibraryIndexer(writer: writer)
     }
 
     static var migrator: DatabaseMigrator {
@@ -158,6 +158,10 @@ public final class LibraryDatabase: Sendable {
         migrator.registerMigration("v8-search-index") { db in
             try SearchIndex.create(db)
         }
+        // MPD's walk order stored as ranks (`WalkRanks`), computed by the indexer.
+        migrator.registerMigration("v9-walk-ranks") { db in
+            try WalkRanks.create(db)
+        }
         return migrator
     }
 
@@ -193,20 +197,20 @@ public final class LibraryDatabase: Sendable {
     /// SQLite's default, restored after an update (which turns automatic checkpoints off while it writes).
     static let walAutocheckpoint = 1000
 
-    /// Starts bringing the search index up to date in the background (the songs written since it last did; see
-    /// `SearchIndex`). Queries are right meanwhile, only slower.
-    public func updateSearchIndex() {
-        searchIndexer.request()
+    /// Starts bringing the walk ranks and the search index up to date in the background (`LibraryIndexer`).
+    /// Queries are right meanwhile, only slower.
+    public func updateIndexes() {
+        indexer.request()
     }
 
-    /// Brings the search index up to date on the calling thread (tests, tools).
-    public func catchUpSearchIndex() throws {
-        try searchIndexer.catchUp()
+    /// Brings the walk ranks and the search index up to date on the calling thread (tests, tools).
+    public func catchUpIndexes() throws {
+        try indexer.catchUp()
     }
 
     /// Stops the background indexing at the next chunk (at shutdown).
-    public func stopSearchIndex() {
-        searchIndexer.stop()
+    public func stopIndexing() {
+        indexer.stop()
     }
 
     /// Writes a song's search index row again from its tag rows: for tag rows written straight into the tables

@@ -1,4 +1,6 @@
 import GRDB
+import GRDBSQLite
+import Glibc
 import MPDProtocol
 import PlayerCore
 import ServerPorts
@@ -72,7 +74,7 @@ public final class LibraryQueries: Sendable {
         try await read { db in
             let expression = expression ?? .and([])
             try Self.checkBase(expression, db)
-            let uris = try Self.ordered(FilterQuery(expression: expression), db).map(\.uri)
+            let uris = try Self.ordered(FilterQuery(expression: expression), db, withURIs: true).map(\.uri)
             return uris
         }
     }
@@ -163,25 +165,100 @@ public final class LibraryQueries: Sendable {
         tag == .musicBrainzAlbumArtistID ? [tag, .musicBrainzArtistID] : FilterSQL.filterChain(tag)
     }
 
-    private static func firstValue(_ tag: TagName) -> String {
-        "(SELECT value FROM song_tag WHERE song_id = s.id AND +tag = \(tag.rawValue) ORDER BY position LIMIT 1)"
-    }
-
-    /// The matching songs (id and URI) in MPD's walk order, stably sorted by the sort key, cut to the window.
-    static func ordered(_ query: FilterQuery, _ db: Database) throws -> [(id: Int64, uri: String)] {
+    /// The matching songs (id, and URI when `withURIs`, else "") in MPD's walk order, stably sorted by the sort key,
+    /// cut to the window.
+    static func ordered(_ query: FilterQuery, _ db: Database, withURIs: Bool = false) throws
+        -> [(id: Int64, uri: String)]
+    {
+        // Times are read with the matches; tag values after, for the matches only (`firstTagValues`).
         var sortColumn = "NULL"
         switch query.sort?.key {
-        case .tag(let tag)?:
-            sortColumn = "coalesce(" + sortChain(tag).map(firstValue).joined(separator: ", ") + ", '')"
         case .lastModified?: sortColumn = "coalesce(s.last_modified, 0)"
         case .added?: sortColumn = "coalesce(s.added, 0)"
-        case .priority?, nil: break
+        case .tag?, .priority?, nil: break
         }
         let filter = FilterSQL.translate(query.expression)
+        // Parallel columns of the matches, and `order`, their walk order (positions in the columns).
+        var ids: [Int64] = []
+        var uris: [String] = []
+        var sorts: [DatabaseValue] = []
+        var order: [Int]
+        if try WalkRanks.complete(db) {
+            // The stored walk order: directory rank, then song rank; songs outside the tree last, by id. Read
+            // through SQLite's C API (no row objects, no strings but the URIs asked for).
+            var keys: [UInt64] = []
+            try forEachRow(db, filter.withClause + SQL(sql: """
+                SELECT s.id, \(withURIs ? "s.uri" : "NULL"), \(sortColumn), d.walk_rank, s.walk_rank
+                FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
+                """) + filter.condition) { row in
+                ids.append(sqlite3_column_int64(row, 0))
+                if withURIs { uris.append(RawColumn.text(row, 1) ?? "") }
+                if query.sort != nil { sorts.append(DatabaseValue(sqliteStatement: row, index: 2)) }
+                keys.append(sqlite3_column_type(row, 3) == SQLITE_NULL ? UInt64.max
+                    : UInt64(truncatingIfNeeded: sqlite3_column_int64(row, 3)) << 32
+                        | UInt64(truncatingIfNeeded: sqlite3_column_int64(row, 4)) & 0xFFFF_FFFF)
+            }
+            order = ids.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : ids[$0] < ids[$1] }
+        } else {
+            var entries: [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)] = []
+            try readInWalkOrder(&entries, filter: filter, sortColumn: sortColumn, db)
+            ids = entries.map(\.id)
+            uris = withURIs ? entries.map(\.entry.uri) : []
+            sorts = entries.map(\.sort)
+            order = Array(ids.indices)
+        }
+
+        if let sort = query.sort {
+            // Stable: ties keep the walk order (their positions in `order`).
+            let descending = sort.descending
+            var positions = Array(order.indices)
+            switch sort.key {
+            case .tag(let tag):
+                // `Tag::GetSortValue`: the first value of the first tag of the chain the song has, else "".
+                let chain = try firstTagValues(sortChain(tag), of: ids, db)
+                let values = order.map { index in chain.lazy.compactMap { $0[index] }.first ?? "" }
+                if tag == .track || tag == .disc {
+                    let numbers = values.map { WalkOrder.number($0) }
+                    positions.sort { a, b in
+                        let (x, y) = descending ? (numbers[b], numbers[a]) : (numbers[a], numbers[b])
+                        return x != y ? x < y : a < b
+                    }
+                } else {
+                    // Bytewise, as `strcmp`.
+                    positions.sort { a, b in
+                        let (x, y) = descending ? (values[b], values[a]) : (values[a], values[b])
+                        let order = Self.compareBytes(x, y)
+                        return order != 0 ? order < 0 : a < b
+                    }
+                }
+            case .lastModified, .added:
+                let times = order.map { Int64.fromDatabaseValue(sorts[$0]) ?? 0 }
+                positions.sort { a, b in
+                    let (x, y) = (times[a], times[b])
+                    if x != y { return descending ? x > y : x < y }
+                    return a < b
+                }
+            case .priority:
+                break
+            }
+            order = positions.map { order[$0] }
+        }
+
+        if let window = query.window {
+            let start = min(window.start, order.count)
+            let end = min(window.end ?? order.count, order.count)
+            order = start < end ? Array(order[start..<end]) : []
+        }
+        return order.map { (id: ids[$0], uri: withURIs ? uris[$0] : "") }
+    }
+
+    /// The matches in walk order without stored ranks (an update is writing them): `song_cmp` over the tags of the
+    /// matches that share a directory, directories by collation.
+    private static func readInWalkOrder(_ entries: inout [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)],
+                                        filter: FilterSQL.Translation, sortColumn: String, _ db: Database) throws {
         let sql = filter.withClause + SQL(sql: """
             SELECT s.id, s.uri, d.path, \(sortColumn) FROM song s LEFT JOIN directory d ON d.id = s.directory_id WHERE 
             """) + filter.condition
-        var entries: [(id: Int64, entry: WalkOrder.Entry, sort: DatabaseValue)] = []
         var perDirectory: [String: Int] = [:]
         let cursor = try Row.fetchCursor(db, SQLRequest<Row>(literal: sql, cached: true))
         while let row = try cursor.next() {
@@ -191,43 +268,11 @@ public final class LibraryQueries: Sendable {
                                                     uri: row[1]), row[3]))
         }
         // `song_cmp` needs album, disc and track only where two matches share a directory.
-        var index: [Int64: Int] = [:]
-        for (i, entry) in entries.enumerated() where (entry.entry.directory.flatMap { perDirectory[$0] } ?? 0) > 1 {
-            index[entry.id] = i
-        }
-        if !index.isEmpty {
-            let tags = "\(TagName.album.rawValue), \(TagName.disc.rawValue), \(TagName.track.rawValue)"
-            // The first value (lowest position) of each tag. A large share of the library is read in one pass over
-            // the `(tag, song_id)` index; a few songs by id.
-            var first: [Int64: (position: Int, value: String)] = [:]
-            func collect(_ sql: String, _ chunk: String? = nil) throws {
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: chunk.map { [$0] } ?? [])
-                while let row = try rows.next() {
-                    let id: Int64 = row[0]
-                    guard index[id] != nil else { continue }
-                    let key = id &* 64 &+ (row[1] as Int64)
-                    let position: Int = row[2]
-                    if let existing = first[key], existing.position <= position { continue }
-                    first[key] = (position, row[3])
-                }
-            }
-            if index.count > 5000 {
-                try collect("SELECT song_id, tag, position, value FROM song_tag WHERE tag IN (\(tags))")
-            } else {
-                // By key, song by song (`+tag` keeps SQLite off the `(tag, value)` index, which would read every
-                // album, disc and track row of the library).
-                for chunk in chunks(Array(index.keys)) {
-                    try collect("SELECT song_id, tag, position, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) AND +tag IN (\(tags))", chunk)
-                }
-            }
-            for (key, entry) in first {
-                guard let i = index[key >> 6] else { continue }
-                switch Int(key & 63) {
-                case TagName.album.rawValue: entries[i].entry.album = entry.value
-                case TagName.disc.rawValue: entries[i].entry.disc = WalkOrder.number(entry.value)
-                default: entries[i].entry.track = WalkOrder.number(entry.value)
-                }
-            }
+        let shared = entries.indices.filter { (entries[$0].entry.directory.flatMap { perDirectory[$0] } ?? 0) > 1 }
+        for (i, values) in zip(shared, try songOrderTags(shared.map { entries[$0].id }, db)) {
+            entries[i].entry.album = values.album
+            entries[i].entry.disc = values.disc
+            entries[i].entry.track = values.track
         }
         var unsorted: [String: Int64] = [:]
         if !entries.isEmpty {
@@ -236,43 +281,60 @@ public final class LibraryQueries: Sendable {
             }
         }
         WalkOrder.sort(&entries, unsorted: unsorted) { $0.entry }
+    }
 
-        if let sort = query.sort {
-            let descending = sort.descending
-            var indexed = Array(entries.enumerated())
-            switch sort.key {
-            case .tag(let tag) where tag == .track || tag == .disc:
-                let numbers = entries.map { WalkOrder.number(String.fromDatabaseValue($0.sort)) }
-                indexed.sort { a, b in
-                    let (x, y) = descending ? (numbers[b.offset], numbers[a.offset]) : (numbers[a.offset], numbers[b.offset])
-                    return x != y ? x < y : a.offset < b.offset
-                }
-            case .tag:
-                let values = entries.map { Array((String.fromDatabaseValue($0.sort) ?? "").utf8) }
-                indexed.sort { a, b in
-                    let (x, y) = descending ? (values[b.offset], values[a.offset]) : (values[a.offset], values[b.offset])
-                    return x != y ? x.lexicographicallyPrecedes(y) : a.offset < b.offset
-                }
-            case .lastModified, .added:
-                let times = entries.map { Int64.fromDatabaseValue($0.sort) ?? 0 }
-                indexed.sort { a, b in
-                    let (x, y) = (times[a.offset], times[b.offset])
-                    if x != y { return descending ? x > y : x < y }
-                    return a.offset < b.offset
-                }
-            case .priority:
-                break
+    /// What `song_cmp` compares besides the file name: each song's first Album value, and its first Disc and Track
+    /// values as numbers, in the order of `ids`.
+    static func songOrderTags(_ ids: [Int64], _ db: Database) throws -> [(album: String?, disc: Int, track: Int)] {
+        let first = try firstTagValues([.album, .disc, .track], of: ids, db)
+        return ids.indices.map { (first[0][$0], WalkOrder.number(first[1][$0]), WalkOrder.number(first[2][$0])) }
+    }
+
+    /// The first value (lowest position) of each of `tags` that each song of `ids` has: one column per tag, in the
+    /// order of `ids`. A large share of the library is read in one pass over the `(tag, value)` index (a correlated
+    /// lookup per song took 300 ms on 100,000 songs); a few songs by id.
+    static func firstTagValues(_ tags: [TagName], of ids: [Int64], _ db: Database) throws -> [[String?]] {
+        var values = [[String?]](repeating: [String?](repeating: nil, count: ids.count), count: tags.count)
+        guard !ids.isEmpty, !tags.isEmpty else { return values }
+        var positions = [[Int32]](repeating: [Int32](repeating: .max, count: ids.count), count: tags.count)
+        let column = Dictionary(uniqueKeysWithValues: tags.enumerated().map { (Int32($0.element.rawValue), $0.offset) })
+        let index = SongIndex(ids)
+        let list = tags.map { String($0.rawValue) }.joined(separator: ", ")
+        func collect(_ sql: String, _ arguments: StatementArguments) throws {
+            try forEachRow(db, SQL(sql: sql, arguments: arguments)) { row in
+                guard let song = index[sqlite3_column_int64(row, 0)],
+                      let tag = column[sqlite3_column_int(row, 1)] else { return }
+                let position = sqlite3_column_int(row, 2)
+                guard position < positions[tag][song] else { return }
+                positions[tag][song] = position
+                values[tag][song] = RawColumn.text(row, 3) ?? ""
             }
-            entries = indexed.map(\.element)
         }
+        if ids.count > 5000 {
+            try collect("SELECT song_id, tag, position, value FROM song_tag WHERE tag IN (\(list))", [])
+        } else {
+            // By key, song by song (`+tag` keeps SQLite off the `(tag, value)` index, which would read every row
+            // of these tags in the library).
+            for chunk in chunks(ids) {
+                try collect("""
+                    SELECT song_id, tag, position, value FROM song_tag
+                    WHERE song_id IN (SELECT value FROM json_each(?)) AND +tag IN (\(list))
+                    """, [chunk])
+            }
+        }
+        return values
+    }
 
-        var ids = entries.map { (id: $0.id, uri: $0.entry.uri) }
-        if let window = query.window {
-            let start = min(window.start, ids.count)
-            let end = min(window.end ?? ids.count, ids.count)
-            ids = start < end ? Array(ids[start..<end]) : []
+    /// `strcmp` of two strings' UTF-8 bytes.
+    static func compareBytes(_ a: String, _ b: String) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? Int(order) : x.count - y.count
+            }
         }
-        return ids
     }
 
     /// Ids in JSON arrays of at most 500, each bound as one argument of `IN (SELECT value FROM json_each(?))`: the

@@ -90,34 +90,71 @@ struct WalkOrder {
     static func sort<T>(_ items: inout [T], unsorted: [String: Int64] = [:], entry: (T) -> Entry) {
         let entries = items.map(entry)
         let ranks = directoryRanks(Set(entries.compactMap(\.directory)), unsorted: unsorted)
-        var keys: [String: CollationKey] = [:]
-        func key(_ text: String) -> CollationKey {
+        let songs = SongComparison()
+        let rank = entries.map { $0.directory.map { ranks[$0]! } ?? Int.max }
+        var order = Array(entries.indices)
+        order.sort { i, j in
+            if rank[i] != rank[j] { return rank[i] < rank[j] }
+            if entries[i].directory == nil { return entries[i].id < entries[j].id }
+            return songs.precedes(entries[i], entries[j]) ?? (i < j)
+        }
+        items = order.map { items[$0] }
+    }
+
+    /// The songs of one directory in `song_cmp` order: the indices of `entries`. Albums and file names are ranked
+    /// once (collation keys are compared only while ranking the distinct values), then the songs are sorted by
+    /// integer tuples; the order is `SongComparison`'s.
+    static func songOrder(_ entries: [Entry]) -> [Int] {
+        // Albums that ICU finds equal share a rank (`song_cmp` goes on to the disc); file names differ in a folder.
+        let albums = Array(Set(entries.compactMap(\.album)))
+        let albumKeys = albums.map(CollationKey.init)
+        var albumRanks: [String: Int] = [:]
+        var rank = -1
+        var previous: CollationKey?
+        for index in albums.indices.sorted(by: { albumKeys[$0] < albumKeys[$1] }) {
+            if previous.map({ CollationKey.collate($0, albumKeys[index]) != 0 }) ?? true { rank += 1 }
+            albumRanks[albums[index]] = rank
+            previous = albumKeys[index]
+        }
+        let names = entries.map { filename($0.uri) }
+        var nameRanks = [Int](repeating: 0, count: entries.count)
+        for (rank, index) in CollationKey.sortedIndices(names).enumerated() { nameRanks[index] = rank }
+        // A missing album sorts first; a disc or track that is not positive sorts before any number and ties with
+        // another such (`compare_number_string`).
+        let keys = entries.indices.map { index in
+            (entries[index].album.map { albumRanks[$0]! } ?? -1, max(entries[index].disc, 0),
+             max(entries[index].track, 0), nameRanks[index])
+        }
+        return entries.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
+    }
+
+    /// `song_cmp` (`src/db/plugins/simple/SongSort.cxx`): album, disc, track, then file name. Collation keys are
+    /// computed once per distinct string.
+    final class SongComparison {
+        private var keys: [String: CollationKey] = [:]
+
+        private func key(_ text: String) -> CollationKey {
             if let cached = keys[text] { return cached }
             let computed = CollationKey(text)
             keys[text] = computed
             return computed
         }
-        let rank = entries.map { $0.directory.map { ranks[$0]! } ?? Int.max }
-        var order = Array(entries.indices)
-        order.sort { i, j in
-            let (a, b) = (entries[i], entries[j])
-            if rank[i] != rank[j] { return rank[i] < rank[j] }
-            if a.directory == nil { return a.id < b.id }
-            // `song_cmp`
+
+        /// Whether `a` sorts before `b`; nil for the same song.
+        func precedes(_ a: Entry, _ b: Entry) -> Bool? {
             if a.album != b.album {
                 guard let x = a.album else { return true }
                 guard let y = b.album else { return false }
                 let c = CollationKey.collate(key(x), key(y))
                 if c != 0 { return c < 0 }
             }
-            let disc = compareNumbers(a.disc, b.disc)
+            let disc = WalkOrder.compareNumbers(a.disc, b.disc)
             if disc != 0 { return disc < 0 }
-            let track = compareNumbers(a.track, b.track)
+            let track = WalkOrder.compareNumbers(a.track, b.track)
             if track != 0 { return track < 0 }
-            if a.uri == b.uri { return i < j }
-            return key(filename(a.uri)) < key(filename(b.uri))
+            if a.uri == b.uri { return nil }
+            return key(WalkOrder.filename(a.uri)) < key(WalkOrder.filename(b.uri))
         }
-        items = order.map { items[$0] }
     }
 
     private static func filename(_ uri: String) -> String {

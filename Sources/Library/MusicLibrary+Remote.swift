@@ -292,7 +292,7 @@ extension MusicLibrary {
             return changed
         }
         if changed {
-            database.updateSearchIndex()
+            database.updateIndexes()
             announce([Change(.database)])
         }
         return changed
@@ -327,7 +327,7 @@ extension MusicLibrary {
             return true
         }
         if changed {
-            database.updateSearchIndex()
+            database.updateIndexes()
             announce([Change(.database)])
         }
         return changed
@@ -348,7 +348,7 @@ extension MusicLibrary {
             return changed
         }
         if changed {
-            database.updateSearchIndex()
+            database.updateIndexes()
             announce([Change(.database)])
         }
         return changed

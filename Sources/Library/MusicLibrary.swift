@@ -167,7 +167,7 @@ public final class MusicLibrary: Sendable {
     /// `Directory::Walk` order: the songs (album, disc, track, file name), the playlists, then each child directory
     /// followed (when recursive) by its contents.
     struct Tree {
-        typealias Child = (id: Int64, path: String, modified: Int64?, unsorted: Int64?)
+        typealias Child = (id: Int64, path: String, modified: Int64?, unsorted: Int64?, rank: Int64?)
         var songs: [Int64: [Song]] = [:]
         var playlists: [Int64: [(path: String, modified: Int64?)]] = [:]
         var children: [Int64: [Child]] = [:]
@@ -185,18 +185,32 @@ public final class MusicLibrary: Sendable {
             try load(db, directories: "SELECT ?1", arguments: [directoryID], songs: true)
         }
 
-        /// The songs of one directory.
+        /// The songs of one directory, in walk order.
         static func songs(_ db: GRDB.Database, in directoryID: Int64) throws -> [Song] {
-            try loadSongs(db, directories: "SELECT ?1", arguments: [directoryID]).map(\.song)
+            inWalkOrder(try loadSongs(db, directories: "SELECT ?1", arguments: [directoryID]))
+        }
+
+        /// One directory's songs in `song_cmp` order: by their stored ranks when each has one (`WalkRanks`), else
+        /// by comparing their tags.
+        static func inWalkOrder(_ songs: [(id: Int64, directory: Int64, rank: Int64?, song: Song)]) -> [Song] {
+            var ranks: [Int64] = []
+            ranks.reserveCapacity(songs.count)
+            for entry in songs {
+                guard let rank = entry.rank else { return sortSongs(songs.map(\.song)) }
+                ranks.append(rank)
+            }
+            return songs.indices.sorted { ranks[$0] < ranks[$1] }.map { songs[$0].song }
         }
 
         static func load(_ db: GRDB.Database, directories: String, arguments: StatementArguments,
                          songs withSongs: Bool) throws -> Tree {
             var tree = Tree()
             if withSongs {
+                var byDirectory: [Int64: [(id: Int64, directory: Int64, rank: Int64?, song: Song)]] = [:]
                 for entry in try loadSongs(db, directories: directories, arguments: arguments) {
-                    tree.songs[entry.directory, default: []].append(entry.song)
+                    byDirectory[entry.directory, default: []].append(entry)
                 }
+                tree.songs = byDirectory.mapValues(inWalkOrder)
             }
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
@@ -205,10 +219,11 @@ public final class MusicLibrary: Sendable {
                 tree.playlists[row["directory_id"] as Int64, default: []].append((row["path"], row["last_modified"]))
             }
             for row in try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, parent_id, path, last_modified, unsorted FROM directory WHERE parent_id IN (\(directories))
+                SELECT id, parent_id, path, last_modified, unsorted, walk_rank FROM directory
+                WHERE parent_id IN (\(directories))
                 """), arguments: arguments) {
                 tree.children[row["parent_id"] as Int64, default: []].append(
-                    (row["id"], row["path"], row["last_modified"], row["unsorted"]))
+                    (row["id"], row["path"], row["last_modified"], row["unsorted"], row["walk_rank"]))
             }
             return tree
         }
@@ -216,14 +231,14 @@ public final class MusicLibrary: Sendable {
         /// Songs by id and their tags by (song id, position), merged in one pass; read through SQLite's C API
         /// because `add` of a folder of 10,000 songs reads 80,000 rows here.
         static func loadSongs(_ db: GRDB.Database, directories: String, arguments: StatementArguments) throws
-            -> [(id: Int64, directory: Int64, song: Song)]
+            -> [(id: Int64, directory: Int64, rank: Int64?, song: Song)]
         {
-            var songs: [(id: Int64, directory: Int64, song: Song)] = []
+            var songs: [(id: Int64, directory: Int64, rank: Int64?, song: Song)] = []
             try LibraryQueries.forEachRow(db, SQL(sql: """
-                SELECT id, directory_id, uri, duration, last_modified, added, audio_format FROM song
+                SELECT id, directory_id, uri, duration, last_modified, added, audio_format, walk_rank FROM song
                 WHERE directory_id IN (\(directories)) ORDER BY id
                 """, arguments: arguments)) { row in
-                songs.append((sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
+                songs.append((sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1), RawColumn.int64(row, 7),
                               Song(uri: RawColumn.text(row, 2) ?? "", duration: RawColumn.double(row, 3),
                                    lastModified: RawColumn.int64(row, 4), added: RawColumn.int64(row, 5),
                                    audioFormat: RawColumn.text(row, 6))))
@@ -243,11 +258,25 @@ public final class MusicLibrary: Sendable {
             return songs
         }
 
+        /// Sibling directories in walk order: by their stored ranks when each has one (`WalkRanks`), else by
+        /// collation, the directories an update found since the last save last, in the order found.
+        static func inWalkOrder(_ children: [Child]) -> [Child] {
+            if children.allSatisfy({ $0.rank != nil }) { return children.sorted { $0.rank! < $1.rank! } }
+            return children.map { ($0, CollationKey($0.path)) }.sorted { a, b in
+                switch (a.0.unsorted, b.0.unsorted) {
+                case (nil, nil): a.1 < b.1
+                case (nil, _): true
+                case (_, nil): false
+                case (let x?, let y?): x < y
+                }
+            }.map(\.0)
+        }
+
         /// Visits directory `id` in MPD's `Directory::Walk` order, its songs from `songs` when given (read as the
         /// walk reaches each directory), else from the tree. Returns false when `visit` stopped it.
         func walk(_ id: Int64, recursive: Bool, songs load: ((Int64) throws -> [Song])?,
                   _ visit: (LibraryEntry) throws -> Bool) throws -> Bool {
-            for song in sortSongs(try load?(id) ?? songs[id] ?? []) {
+            for song in try load?(id) ?? songs[id] ?? [] {
                 guard try visit(.song(song)) else { return false }
             }
             // Playlists in the order the scans found them (MPD's `Directory::Sort` leaves them unsorted: the order
@@ -255,16 +284,7 @@ public final class MusicLibrary: Sendable {
             for playlist in self.playlists[id] ?? [] {
                 guard try visit(.playlist(path: playlist.path, lastModified: playlist.modified)) else { return false }
             }
-            let children = (self.children[id] ?? []).map { ($0, CollationKey($0.path)) }.sorted { a, b in
-                // Directories an update found since the last save come last, in the order found.
-                switch (a.0.unsorted, b.0.unsorted) {
-                case (nil, nil): a.1 < b.1
-                case (nil, _): true
-                case (_, nil): false
-                case (let x?, let y?): x < y
-                }
-            }
-            for (child, _) in children {
+            for child in Self.inWalkOrder(self.children[id] ?? []) {
                 guard try visit(.directory(path: child.path, lastModified: child.modified)) else { return false }
                 if recursive, try !walk(child.id, recursive: true, songs: load, visit) { return false }
             }
@@ -301,31 +321,15 @@ public final class MusicLibrary: Sendable {
     /// `IcuCollate(a, b) < 0`, approximated by `CollationKey`.
     static func collate(_ a: String, _ b: String) -> Bool { CollationKey(a) < CollationKey(b) }
 
-    /// `song_cmp` (`src/db/plugins/simple/SongSort.cxx`): album, disc, track, then file name. Albums and names are
-    /// ranked once (collation keys are compared only while ranking the distinct values), then the songs are sorted
-    /// by integer tuples: comparing collation keys song against song cost a retain and release per array.
+    /// One directory's songs in `song_cmp` order (`WalkOrder.songOrder`), from their tags.
     static func sortSongs(_ songs: [Song]) -> [Song] {
         func value(_ song: Song, _ name: String) -> String? { song.tags.first { $0.name == name }?.value }
-        /// Ranks by `CollationKey` order; equal strings share a rank.
-        func ranks(_ texts: [String]) -> [String: Int] {
-            let distinct = Array(Set(texts))
-            var result: [String: Int] = [:]
-            for (rank, index) in CollationKey.sortedIndices(distinct).enumerated() { result[distinct[index]] = rank }
-            return result
+        let entries = songs.enumerated().map { index, song in
+            WalkOrder.Entry(id: Int64(index), directory: nil, album: value(song, "Album"),
+                            disc: WalkOrder.number(value(song, "Disc")), track: WalkOrder.number(value(song, "Track")),
+                            uri: song.uri)
         }
-        let albums = songs.map { value($0, "Album") }
-        let names = songs.map { song in
-            song.uri.lastIndex(of: "/").map { String(song.uri[song.uri.index(after: $0)...]) } ?? song.uri
-        }
-        let albumRanks = ranks(albums.compactMap { $0 })
-        let nameRanks = ranks(names)
-        // A song without an album sorts first; a disc or track that is missing or not positive sorts before any
-        // number and ties with another such (`compare_number_string`).
-        let keys = songs.indices.map { index in
-            (albums[index].map { albumRanks[$0]! } ?? -1, max(WalkOrder.number(value(songs[index], "Disc")), 0),
-             max(WalkOrder.number(value(songs[index], "Track")), 0), nameRanks[names[index]]!)
-        }
-        return songs.indices.sorted { keys[$0] < keys[$1] }.map { songs[$0] }
+        return WalkOrder.songOrder(entries).map { songs[$0] }
     }
 
     // MARK: - Stats

@@ -152,11 +152,12 @@ final class ScanWriter: @unchecked Sendable {
             INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
             VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
             ON CONFLICT(uri) DO UPDATE SET directory_id = excluded.directory_id, duration = excluded.duration,
-                last_modified = excluded.last_modified, audio_format = excluded.audio_format, size = excluded.size
+                last_modified = excluded.last_modified, audio_format = excluded.audio_format, size = excluded.size,
+                walk_rank = NULL
             RETURNING id
             """)
         let updateSong = try FastStatement(db, """
-            UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?
+            UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?, walk_rank = NULL
             WHERE id = ?
             """)
         let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")

@@ -111,55 +111,6 @@ enum SearchIndex {
     }
 }
 
-/// Brings the search index up to date on a thread of its own, a chunk per transaction, whenever asked (after an
-/// update job, at start-up); asks coming while it works make it look again when done.
-final class SearchIndexer: Sendable {
-    private let writer: any DatabaseWriter
-    private struct State {
-        var running = false
-        var again = false
-        var stopped = false
-    }
-    private let state = Mutex(State())
-
-    init(writer: any DatabaseWriter) {
-        self.writer = writer
-    }
-
-    func request() {
-        let start = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            if state.running {
-                state.again = true
-                return false
-            }
-            state.running = true
-            return true
-        }
-        guard start else { return }
-        Thread.detachNewThread { [self] in
-            repeat {
-                while !state.withLock({ $0.stopped }), (try? writer.read(SearchIndex.hasPending)) == true,
-                      (try? writer.write(SearchIndex.indexPending)) == true {}
-            } while state.withLock { state in
-                let again = state.again && !state.stopped
-                state.again = false
-                if !again { state.running = false }
-                return again
-            }
-        }
-    }
-
-    /// Indexes every pending song on the calling thread.
-    func catchUp() throws {
-        while try writer.read(SearchIndex.hasPending) { _ = try writer.write(SearchIndex.indexPending) }
-    }
-
-    func stop() {
-        state.withLock { $0.stopped = true }
-    }
-}
-
 /// FTS5 tokenizer `mpd_trigram`. For a document: every sequence of three Unicode scalars inside each value (values
 /// are separated by U+0001), as stored (the text is already folded). For a query: the quoted string as one token, since
 /// `SearchIndex.matchQuery` already cut the needle into sequences. (FTS5's own `trigram` tokenizer would join values.)

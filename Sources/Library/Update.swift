@@ -103,7 +103,7 @@ extension MusicLibrary {
                     state.running = state.queued.isEmpty ? nil : state.queued.removeFirst()
                     announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
                 }
-                if modified { database.updateSearchIndex() }
+                database.updateIndexes()
             }
         }
     }
@@ -114,7 +114,7 @@ extension MusicLibrary {
             state.cancelled = true
             state.queued = []
         }
-        database.stopSearchIndex()
+        database.stopIndexing()
     }
 
     var isCancelled: Bool { updates.withLock { $0.cancelled } }
@@ -137,7 +137,8 @@ extension MusicLibrary {
             let saved = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'db_update')") ?? false
             if modified || !saved {
                 try Self.pruneEmptyDirectories(db)
-                try db.execute(sql: "UPDATE directory SET unsorted = NULL WHERE unsorted IS NOT NULL")
+                // Sorted now: their place among their siblings is ranked again.
+                try db.execute(sql: "UPDATE directory SET unsorted = NULL, walk_rank = NULL WHERE unsorted IS NOT NULL")
             }
             let stamp = String(Int64(Date().timeIntervalSince1970))
             try db.execute(sql: modified

@@ -191,8 +191,8 @@ struct LibraryScanTests {
         let queries = LibraryQueries(library.database)
         // The index is brought up to date here, at chosen moments: every answer must be right both while the
         // songs an update wrote wait for the index and after.
-        library.database.stopSearchIndex()
-        try library.database.catchUpSearchIndex()
+        library.database.stopIndexing()
+        try library.database.catchUpIndexes()
         func search(_ arguments: String...) async throws -> [String] {
             let query = try FilterParser.parseQuery(arguments: arguments, command: .search, validateRegex: nil)
             return try await queries.songs(matching: query).map(\.uri)
@@ -228,7 +228,7 @@ struct LibraryScanTests {
         for _ in 0..<2 {
             #expect(try await search("title", "renamed tu") == ["root.ogg"])
             #expect(try await search("title", "ROOT SO") == [".hidden.ogg"])
-            try library.database.catchUpSearchIndex()
+            try library.database.catchUpIndexes()
         }
         // Removed songs leave the index with their rows.
         try FileManager.default.removeItem(atPath: fixture.music + "/日本語")
@@ -238,7 +238,7 @@ struct LibraryScanTests {
         // A rescan rewrites every row and leaves one per tagged song.
         #expect(try library.runUpdate(uri: "", discard: true))
         #expect(try await search("any", "renamed") == ["root.ogg"])
-        try library.database.catchUpSearchIndex()
+        try library.database.catchUpIndexes()
         #expect(try indexed() == tagged - 2)
         #expect(try await search("any", "renamed") == ["root.ogg"])
     }

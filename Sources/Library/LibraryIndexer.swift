@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Brings what the library derives from its songs up to date on a thread of its own, a chunk per transaction,
+/// whenever asked (after an update job or a remote sync, at start-up): first the walk ranks (`WalkRanks`), then the
+/// search index (`SearchIndex`). Asks coming while it works make it look again when done. Queries are right
+/// meanwhile, only slower; writers never wait for a long transaction of it.
+final class LibraryIndexer: Sendable {
+    private let writer: any DatabaseWriter
+    private struct State {
+        var running = false
+        var again = false
+        var stopped = false
+    }
+    private let state = Mutex(State())
+
+    init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    func request() {
+        let start = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        Thread.detachNewThread { [self] in
+            repeat {
+                while !state.withLock({ $0.stopped }), (try? step()) == true {}
+            } while state.withLock { state in
+                let again = state.again && !state.stopped
+                state.again = false
+                if !again { state.running = false }
+                return again
+            }
+        }
+    }
+
+    /// One chunk of work; false when there was none.
+    private func step() throws -> Bool {
+        if try !writer.read(WalkRanks.complete) { return try writer.write(WalkRanks.rankSome) }
+        if try writer.read(SearchIndex.hasPending) { return try writer.write(SearchIndex.indexPending) }
+        return false
+    }
+
+    /// Does all the work there is on the calling thread.
+    func catchUp() throws {
+        while try step() {}
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+@testable import Library
+import MPDProtocol
+import PlayerCore
+import Testing
+
+/// The stored walk order (`WalkRanks`) against the order computed by comparing tags and names (what queries use
+/// while an update writes): on a real scan, after a change to one folder, and with ranks that are wrong on purpose
+/// (so the ranked path is seen to be the one taken).
+@Suite("Walk ranks (real ffmpeg, real SQLite)", .serialized)
+struct WalkRanksTests {
+    /// `find` of every song, `find` sorted and windowed, and `listall`, as URIs and paths.
+    func orders(_ library: MusicLibrary) async throws -> [[String]] {
+        let queries = LibraryQueries(library.database)
+        let every = try FilterParser.parseQuery(arguments: ["(file != 'none')"], command: .find, validateRegex: nil)
+        let sorted = try FilterParser.parseQuery(arguments: ["(file != 'none')", "sort", "-Album", "window", "1:9"],
+                                                 command: .find, validateRegex: nil)
+        let listing = try library.list(uri: "", recursive: true).map { entry -> String in
+            switch entry {
+            case .directory(let path, _): "directory: \(path)"
+            case .song(let song): "file: \(song.uri)"
+            case .playlist(let path, _): "playlist: \(path)"
+            }
+        }
+        return [try await queries.songs(matching: every).map(\.uri), try await queries.songs(matching: sorted).map(\.uri),
+                try await queries.uris(matching: nil), listing]
+    }
+
+    func complete(_ library: MusicLibrary) throws -> Bool {
+        try library.database.writer.read { db in try WalkRanks.complete(db) }
+    }
+
+    func forgetRanks(_ library: MusicLibrary) throws {
+        try library.database.writer.write { db in
+            try db.execute(sql: "UPDATE song SET walk_rank = NULL; UPDATE directory SET walk_rank = NULL")
+        }
+    }
+
+    @Test func ranksGiveTheComparedOrder() async throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        #expect(try !complete(library))
+        try library.database.catchUpIndexes()
+        #expect(try complete(library))
+        let ranked = try await orders(library)
+        #expect(ranked[0].count > 10)
+
+        // Without ranks, the same order by comparing.
+        try forgetRanks(library)
+        #expect(try !complete(library))
+        #expect(try await orders(library) == ranked)
+
+        // Ranks reversed inside every folder: the answers follow them, so the ranks are what is read.
+        try await library.database.writer.write { db in
+            try WalkRanks.rankAll(db)
+            try db.execute(sql: "UPDATE song SET walk_rank = 1000000 - walk_rank")
+        }
+        #expect(try await orders(library) != ranked)
+        try forgetRanks(library)
+        try await library.database.writer.write { db in try WalkRanks.rankAll(db) }
+        #expect(try await orders(library) == ranked)
+    }
+
+    @Test func anUpdateRanksWhatItChanged() async throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        // A new song that sorts first in its folder (no album), and a new folder that sorts first at the root.
+        let folder = fixture.music + "/Sigur Rós/Ágætis byrjun"
+        try FileManager.default.copyItem(atPath: fixture.music + "/Untagged/silence.wav", toPath: folder + "/00 new.wav")
+        try FileManager.default.createDirectory(atPath: fixture.music + "/0 first", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture.music + "/Untagged/silence.wav",
+                                         toPath: fixture.music + "/0 first/a.wav")
+        try library.database.catchUpIndexes()
+        let untouched = try await library.database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT walk_rank FROM song WHERE uri = 'Untagged/untagged.mp3'")
+        }
+        #expect(untouched != nil)
+        #expect(try library.runUpdate(uri: "", discard: false))
+        #expect(try !complete(library))
+        try library.database.catchUpIndexes()
+        #expect(try complete(library))
+        let ranked = try await orders(library)
+        #expect(ranked[3].prefix(4) == ["file: .hidden.ogg", "file: root.ogg", "directory: 0 first", "file: 0 first/a.wav"])
+        #expect(ranked[0].contains("Sigur Rós/Ágætis byrjun/00 new.wav"))
+        // A folder the update did not change keeps its songs' ranks.
+        #expect(try await library.database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT walk_rank FROM song WHERE uri = 'Untagged/untagged.mp3'")
+        } == untouched)
+        try forgetRanks(library)
+        #expect(try await orders(library) == ranked)
+    }
+}
