@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MPDProtocol
+import PlayerCore
 import Synchronization
 
 /// The SQLite music database (GRDB). The schema grows with the library; the migrator is the one place it changes.
@@ -161,6 +162,18 @@ public final class LibraryDatabase: Sendable {
         // MPD's walk order stored as ranks (`WalkRanks`), computed by the indexer.
         migrator.registerMigration("v9-walk-ranks") { db in
             try WalkRanks.create(db)
+        }
+        // Readers take stored values as printable (`Song.Tag(name:printable:)`); values stored before tags were kept
+        // so (a control character became a space from 42b5a99 on) are made so here.
+        migrator.registerMigration("v10-printable-values") { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT song_id, position, value FROM song_tag WHERE value GLOB ?",
+                                        arguments: ["*[\u{01}-\u{1F}]*"])
+            for row in rows {
+                let value = Song.Tag.printable(row["value"])
+                try db.execute(sql: "UPDATE song_tag SET value = ?, value_folded = ? WHERE song_id = ? AND position = ?",
+                               arguments: [value, CaseFolding.fold(value), row["song_id"] as Int64, row["position"] as Int])
+                try db.execute(sql: SearchIndex.noteSQL, arguments: [row["song_id"] as Int64])
+            }
         }
         return migrator
     }

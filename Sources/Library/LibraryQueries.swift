@@ -367,7 +367,7 @@ public final class LibraryQueries: Sendable {
             while let row = try tags.next() {
                 let id: Int64 = row[0]
                 guard songs[id] != nil, let tag = TagName(rawValue: row[1]) else { continue }
-                songs[id]!.tags.append(Song.Tag(tag.mpdName, row[2]))
+                songs[id]!.tags.append(Song.Tag(name: tag.mpdName, printable: row[2]))
             }
             return songs
         }
@@ -387,7 +387,7 @@ public final class LibraryQueries: Sendable {
             while let row = try tags.next() {
                 let id: Int64 = row[0]
                 guard let tag = TagName(rawValue: row[1]) else { continue }
-                songs[id]?.tags.append(Song.Tag(tag.mpdName, row[2]))
+                songs[id]?.tags.append(Song.Tag(name: tag.mpdName, printable: row[2]))
             }
         }
         return songs

@@ -243,17 +243,26 @@ public final class MusicLibrary: Sendable {
                                    lastModified: RawColumn.int64(row, 4), added: RawColumn.int64(row, 5),
                                    audioFormat: RawColumn.text(row, 6))))
             }
+            guard let first = songs.first?.id, let last = songs.last?.id else { return songs }
+            // A folder's songs were mostly stored together, so their ids form a range: reading the tag rows of the
+            // range in key order (and skipping the few of other songs) is twice as fast as looking each song up.
+            let tags: SQL = last - first < Int64(songs.count) * 2
+                ? SQL(sql: """
+                    SELECT song_id, tag, value FROM song_tag WHERE song_id BETWEEN ? AND ? ORDER BY song_id, position
+                    """, arguments: [first, last])
+                : SQL(sql: """
+                    SELECT song_id, tag, value FROM song_tag
+                    WHERE song_id IN (SELECT id FROM song WHERE directory_id IN (\(directories)))
+                    ORDER BY song_id, position
+                    """, arguments: arguments)
             var index = 0
-            try LibraryQueries.forEachRow(db, SQL(sql: """
-                SELECT song_id, tag, value FROM song_tag
-                WHERE song_id IN (SELECT id FROM song WHERE directory_id IN (\(directories)))
-                ORDER BY song_id, position
-                """, arguments: arguments)) { row in
+            try LibraryQueries.forEachRow(db, tags) { row in
                 let id = sqlite3_column_int64(row, 0)
                 while index < songs.count, songs[index].id < id { index += 1 }
                 guard index < songs.count, songs[index].id == id,
                       let tag = TagName(rawValue: Int(sqlite3_column_int(row, 1))) else { return }
-                songs[index].song.tags.append(Song.Tag(tag.mpdName, RawColumn.text(row, 2) ?? ""))
+                if songs[index].song.tags.isEmpty { songs[index].song.tags.reserveCapacity(8) }
+                songs[index].song.tags.append(Song.Tag(name: tag.mpdName, printable: RawColumn.text(row, 2) ?? ""))
             }
             return songs
         }
@@ -313,7 +322,7 @@ public final class MusicLibrary: Sendable {
         while let row = try tagRows.next() {
             let id: Int64 = row["song_id"]
             guard let tag = TagName(rawValue: row["tag"]) else { continue }
-            byID[id]?.tags.append(Song.Tag(tag.mpdName, row["value"]))
+            byID[id]?.tags.append(Song.Tag(name: tag.mpdName, printable: row["value"]))
         }
         return order.compactMap { byID[$0] }
     }

@@ -18,12 +18,15 @@ import MPDProtocol
 /// siblings only when every one of them has its rank, and fall back to comparing collation keys otherwise (while an
 /// update runs), so an answer never depends on whether the ranks are there.
 enum WalkRanks {
+    /// The columns and the indexes of what is left to rank; the root's rank is 0 from the start (a new database has
+    /// nothing to rank, so opening it commits nothing).
     static func create(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE directory ADD COLUMN walk_rank INTEGER;
             ALTER TABLE song ADD COLUMN walk_rank INTEGER;
             CREATE INDEX directory_unranked ON directory(id) WHERE walk_rank IS NULL;
             CREATE INDEX song_unranked ON song(directory_id) WHERE walk_rank IS NULL AND directory_id IS NOT NULL;
+            UPDATE directory SET walk_rank = 0 WHERE path = '';
             """)
     }
 

@@ -80,6 +80,37 @@ import Testing
         #expect(folded == ["カタカナ", "rock"])
     }
 
+    /// Values stored before tag values were kept printable lose their control characters (readers trust them).
+    @Test func aDatabaseWithControlCharactersInValuesIsMadePrintable() throws {
+        let (directory, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in SearchIndex.register(db) }
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try LibraryDatabase.migrator.migrate(queue, upTo: "v9-walk-ranks")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO directory (path, parent_id) VALUES ('a', 1)")
+                try db.execute(sql: "INSERT INTO song (uri, directory_id, duration) VALUES ('a/x.flac', 2, 1.5)")
+                for (position, value) in ["Tab\there", "Line\nBreak", "plain"].enumerated() {
+                    try db.execute(sql: """
+                        INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (1, 6, ?, ?, lower(?))
+                        """, arguments: [position, value, value])
+                }
+            }
+        }
+        let database = try LibraryDatabase(path: path)
+        let rows = try database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT value, value_folded FROM song_tag ORDER BY position")
+                .map { [$0[0] as String, $0[1] as String] }
+        }
+        #expect(rows == [["Tab here", "tab here"], ["Line Break", "line break"], ["plain", "plain"]])
+        let song = try #require(try MusicLibrary(database: database, musicDirectory: directory.path,
+                                                 inspector: FFmpegInspector(), logger: Logger(label: "test"))
+            .song(uri: "a/x.flac"))
+        #expect(song.tags.map(\.value) == ["Tab here", "Line Break", "plain"])
+    }
+
     @Test func openingPutsBackADroppedTagIndex() throws {
         let (directory, path) = try Self.temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }

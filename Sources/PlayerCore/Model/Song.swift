@@ -12,6 +12,12 @@ public struct Song: Equatable, Sendable {
             self.value = Self.printable(value)
         }
 
+        /// A value already kept as `init(_:_:)` keeps it: read back from the database, which stores only such values.
+        public init(name: String, printable value: String) {
+            self.name = name
+            self.value = value
+        }
+
         /// `value` with each control character (U+0000…U+001F) replaced by a space.
         public static func printable(_ value: String) -> String {
             guard value.utf8.contains(where: { $0 < 0x20 }) else { return value }
