@@ -221,6 +221,15 @@ public final class LibraryDatabase: Sendable {
         try indexer.catchUp()
     }
 
+    /// Holds the background indexing while an update job writes; `resumeIndexing` lets it go on (and asks it to).
+    public func pauseIndexing() {
+        indexer.pause()
+    }
+
+    public func resumeIndexing() {
+        indexer.resume()
+    }
+
     /// Stops the background indexing at the next chunk (at shutdown).
     public func stopIndexing() {
         indexer.stop()

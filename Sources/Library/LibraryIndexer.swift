@@ -5,13 +5,15 @@ import Synchronization
 /// Brings what the library derives from its songs up to date on a thread of its own, a chunk per transaction,
 /// whenever asked (after an update job or a remote sync, at start-up): first the walk ranks (`WalkRanks`), then the
 /// search index (`SearchIndex`). Asks coming while it works make it look again when done. Queries are right
-/// meanwhile, only slower; writers never wait for a long transaction of it.
+/// meanwhile, only slower; writers never wait for a long transaction of it. It pauses while an update job runs
+/// (the job changes what it would rank, and a rescan right after an update ran half as fast beside it).
 final class LibraryIndexer: Sendable {
     private let writer: any DatabaseWriter
     private struct State {
         var running = false
         var again = false
         var stopped = false
+        var paused = 0
     }
     private let state = Mutex(State())
 
@@ -21,7 +23,7 @@ final class LibraryIndexer: Sendable {
 
     func request() {
         let start = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
+            guard !state.stopped, state.paused == 0 else { return false }
             if state.running {
                 state.again = true
                 return false
@@ -32,9 +34,9 @@ final class LibraryIndexer: Sendable {
         guard start else { return }
         Thread.detachNewThread { [self] in
             repeat {
-                while !state.withLock({ $0.stopped }), (try? step()) == true {}
+                while state.withLock({ !$0.stopped && $0.paused == 0 }), (try? step()) == true {}
             } while state.withLock { state in
-                let again = state.again && !state.stopped
+                let again = state.again && !state.stopped && state.paused == 0
                 state.again = false
                 if !again { state.running = false }
                 return again
@@ -52,6 +54,16 @@ final class LibraryIndexer: Sendable {
     /// Does all the work there is on the calling thread.
     func catchUp() throws {
         while try step() {}
+    }
+
+    /// Stops at the next chunk until `resume`, which asks again.
+    func pause() {
+        state.withLock { $0.paused += 1 }
+    }
+
+    func resume() {
+        state.withLock { $0.paused -= 1 }
+        request()
     }
 
     func stop() {

@@ -85,6 +85,7 @@ extension MusicLibrary {
         Thread.detachNewThread { [self] in
             while let job = updates.withLock({ $0.running }) {
                 var modified = false
+                database.pauseIndexing()
                 do {
                     switch job.work {
                     case .scan(let discard): modified = try runUpdate(uri: job.uri, discard: discard)
@@ -103,7 +104,7 @@ extension MusicLibrary {
                     state.running = state.queued.isEmpty ? nil : state.queued.removeFirst()
                     announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
                 }
-                database.updateIndexes()
+                database.resumeIndexing()
             }
         }
     }
