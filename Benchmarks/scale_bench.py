@@ -9,7 +9,9 @@ turn starts on an empty music directory, gets the tree moved in and runs `update
   update   seconds from `update` until `updating_db` is gone
   rss      VmRSS with the database loaded
   search   `search any` over library_bench's SEARCH_TERMS, mean of each term's median of ROUNDS
+  search1  the same terms' first requests (NoSignal answers repeated small results from a cache)
   find     `find artist "Artist 042"`, median of ROUNDS
+  find1    its first request
   list     `list album group albumartist`, median of ROUNDS
 The summary prints every row per size with the ratio NoSignal/MPD, so the growth of each cost is visible.
 Generating the 1,000,000-song library takes a few minutes and about 4 GB the first time.
@@ -22,7 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import library_bench as lb  # noqa: E402
 
-METRICS = ("update", "rss", "search", "find", "list")
+METRICS = ("update", "rss", "search", "search1", "find", "find1", "list")
 
 
 def measure(kind, size, tree, rounds):
@@ -33,8 +35,10 @@ def measure(kind, size, tree, rounds):
         server.quiesce(600)
         results["rss"] = server.rss_kib()
         results["search"] = lb.mean_search_time(server.client, "search any", rounds)
+        results["search1"] = lb.mean_first_time("search any")
         results["find"] = lb.median_time(server.client, 'find artist "Artist 042"', rounds,
                                          len(range(42, size, 500)))
+        results["find1"] = lb.FIRST['find artist "Artist 042"']
         results["list"] = lb.median_time(server.client, "list album group albumartist", rounds)
     except (lb.Ack, TimeoutError) as error:
         print(f"  {kind} at {size}: skipped the rest: {error}")
