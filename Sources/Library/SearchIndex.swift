@@ -15,7 +15,7 @@ import Synchronization
 /// `detail=none` keeps no positions; nothing here needs them.
 ///
 /// The index is brought up to date in the background, not by the writers: an update or a remote sync only notes the
-/// songs it wrote in `search_pending` (one append per song), and `SearchIndexer` tokenizes them after the job (FTS5
+/// songs it wrote in `search_pending` (one append per song), and `LibraryIndexer` tokenizes them after the job (FTS5
 /// would otherwise double an update's time). Until then a query reads the pending songs too (`candidates`), so
 /// results never depend on how far the indexer got. A trigger removes a song's row with the song.
 enum SearchIndex {
@@ -56,26 +56,25 @@ enum SearchIndex {
     static func indexPending(_ db: Database) throws -> Bool {
         let ids = try Int64.fetchAll(db, sql: "SELECT song_id FROM \(pending) ORDER BY song_id LIMIT \(chunk)")
         guard let last = ids.last else { return false }
-        let range: StatementArguments = [ids[0], last]
-        try db.execute(sql: "DELETE FROM \(table) WHERE rowid IN (SELECT song_id FROM \(pending) WHERE song_id BETWEEN ? AND ?)",
-                       arguments: range)
-        try db.execute(sql: """
-            INSERT INTO \(table) (rowid, text)
-                SELECT song_id, group_concat(value_folded, char(1)) FROM song_tag
-                WHERE song_id IN (SELECT song_id FROM \(pending) WHERE song_id BETWEEN ? AND ?) GROUP BY song_id
-            """, arguments: range)
-        try db.execute(sql: "DELETE FROM \(pending) WHERE song_id BETWEEN ? AND ?", arguments: range)
+        try index(db, songs: "SELECT song_id FROM \(pending) WHERE song_id BETWEEN ? AND ?", [ids[0], last])
         return true
     }
 
     /// Writes a song's row again from its tag rows, at once.
     static func reindex(_ db: Database, id: Int64) throws {
-        try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [id])
+        try index(db, songs: "SELECT ?", [id])
+    }
+
+    /// Writes the rows of the songs `songs` (a `SELECT` of ids taking `arguments`) from their tag rows, and takes
+    /// them off the pending list.
+    private static func index(_ db: Database, songs: String, _ arguments: StatementArguments) throws {
+        try db.execute(sql: "DELETE FROM \(table) WHERE rowid IN (\(songs))", arguments: arguments)
         try db.execute(sql: """
             INSERT INTO \(table) (rowid, text)
-                SELECT song_id, group_concat(value_folded, char(1)) FROM song_tag WHERE song_id = ? GROUP BY song_id
-            """, arguments: [id])
-        try db.execute(sql: "DELETE FROM \(pending) WHERE song_id = ?", arguments: [id])
+                SELECT song_id, group_concat(value_folded, char(1)) FROM song_tag WHERE song_id IN (\(songs))
+                GROUP BY song_id
+            """, arguments: arguments)
+        try db.execute(sql: "DELETE FROM \(pending) WHERE song_id IN (\(songs))", arguments: arguments)
     }
 
     /// The most 3-character sequences one query asks for: a long needle's matches are few once a handful agree, and
