@@ -126,10 +126,10 @@ enum FilterSQL {
 
     /// A case-folded match through the search index (`SearchIndex`): the songs the index names, each tested
     /// exactly as the scan would (`chain` as in `tagCondition`; `[nil]` is any tag), song by song by key. Nil when
-    /// the index cannot narrow the match (a regular expression, a case-sensitive value, a short one).
+    /// the index cannot narrow the match (a regular expression, a case-sensitive or empty value).
     static func indexed(_ match: StringMatch, _ chain: [TagName?]) -> SQL? {
-        guard match.foldCase, match.kind != .regex, let candidates = SearchIndex.candidates(CaseFolding.fold(match.value))
-        else { return nil }
+        let folded = CaseFolding.fold(match.value)
+        guard match.foldCase, match.kind != .regex, let candidates = SearchIndex.candidates(folded) else { return nil }
         func has(_ tag: TagName?, _ condition: SQL) -> SQL {
             // `+tag`: by the song's key, never through the `(tag, value)` index (a scan of the whole tag per song).
             let tagTest: SQL = tag.map { "+tag = \($0.rawValue) AND " } ?? ""
@@ -144,6 +144,12 @@ enum FilterSQL {
                 exact = exact + " WHEN " + has(tag, "1") + " THEN " + has(tag, valueCondition(match))
             }
             exact = exact + " ELSE 0 END"
+        }
+        if chain == [nil], match.kind == .contains, SearchIndex.isShort(folded) {
+            // The indexed text answers exactly for the songs it is up to date for (`search any "e"` would otherwise
+            // test nearly every song again by key).
+            return "((" + SearchIndex.textContains(folded) + " AND NOT " + SearchIndex.pendingSong + ") OR ("
+                + SearchIndex.pendingSong + " AND " + exact + "))"
         }
         return "(" + candidates + " AND " + exact + ")"
     }

@@ -11,7 +11,8 @@ import Synchronization
 /// contains the needle contains each of its 3-character sequences, so the `AND` of (up to 6 of) them names a
 /// superset (the sequences may lie apart, or in different values). A filter keeps its exact test
 /// (`instr(value_folded, needle)`, MPD's rule) and the index only decides which songs it reads: the results are the
-/// scan's, byte for byte, in less time. Shorter needles scan (a 1- or 2-character sequence is in most songs anyway).
+/// scan's, byte for byte, in less time. Shorter needles read the indexed texts (one row per song) instead of the tag
+/// rows (`textContains`).
 /// `detail=none` keeps no positions; nothing here needs them.
 ///
 /// The index is brought up to date in the background, not by the writers: an update or a remote sync only notes the
@@ -103,11 +104,27 @@ enum SearchIndex {
         }.joined(separator: " AND ")
     }
 
-    /// The songs a case-folded match on `folded` can be true for, as SQL on `s.id`, or nil when the index cannot tell.
+    /// The songs a case-folded match on `folded` can be true for, as SQL on `s.id`, or nil when the index cannot tell
+    /// (an empty needle, one with the separator).
     static func candidates(_ folded: String) -> SQL? {
-        guard let query = matchQuery(folded) else { return nil }
-        return "(s.id IN (SELECT rowid FROM \(sql: table) WHERE \(sql: table) MATCH \(query)) OR s.id IN (SELECT song_id FROM \(sql: pending)))"
+        guard !folded.isEmpty, !folded.contains(separator) else { return nil }
+        guard let query = matchQuery(folded) else { return "(" + textContains(folded) + " OR " + pendingSong + ")" }
+        return "(s.id IN (SELECT rowid FROM \(sql: table) WHERE \(sql: table) MATCH \(query)) OR " + pendingSong + ")"
     }
+
+    /// The songs whose indexed text contains `folded`: for a needle too short for the sequences, one row per song is
+    /// read instead of every tag row (at 100k songs 27 ms against 110). Since a needle holds no separator, it lies
+    /// inside one value: for `contains` on any tag this is the exact answer for every song that is not pending.
+    static func textContains(_ folded: String) -> SQL {
+        // FTS5 keeps the text in its `%_content` table (column `c0`): read directly, without the virtual table.
+        "s.id IN (SELECT id FROM \(sql: table)_content WHERE instr(c0, \(folded)) > 0)"
+    }
+
+    /// Whether a needle is too short for the sequences (`textContains` then).
+    static func isShort(_ folded: String) -> Bool { folded.unicodeScalars.count < NgramTokenizer.length }
+
+    /// The songs written since the index last caught up.
+    static let pendingSong: SQL = "s.id IN (SELECT song_id FROM \(sql: pending))"
 }
 
 /// FTS5 tokenizer `mpd_trigram`. For a document: every sequence of three Unicode scalars inside each value (values
