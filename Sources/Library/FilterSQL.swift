@@ -72,6 +72,20 @@ enum FilterSQL {
         }
     }
 
+    /// Whether SQLite finds the matches of `expression` (optimized) through an index (a tag value, the search index,
+    /// a URI) rather than by testing song after song. A scan in walk order that stops at a window's end is only
+    /// worth it when it does not (a negation, times, formats, regular expressions).
+    static func narrows(_ expression: FilterExpression) -> Bool {
+        switch expression {
+        case .and(let items): items.contains(where: narrows)
+        case .tag(.tag, let match), .tag(.any, let match):
+            !match.negated && match.kind != .regex && !match.value.isEmpty
+        case .tag(.file, let match): !match.negated && match.kind == .equals
+        case .base(let directory): !directory.isEmpty
+        case .not, .modifiedSince, .addedSince, .audioFormat, .priority, .nothing: false
+        }
+    }
+
     /// `uri_is_child_or_same(base, uri)`. The range test on the unique `uri` index is bytewise, as SQLite compares
     /// TEXT with memcmp: every URI that starts with `dir/` lies in [`dir/`, `dir0`).
     static func baseCondition(_ directory: String) -> SQL {

@@ -175,6 +175,10 @@ public final class LibraryDatabase: Sendable {
                 try db.execute(sql: SearchIndex.noteSQL, arguments: [row["song_id"] as Int64])
             }
         }
+        // A scan in walk order that stops at a window's end (`LibraryQueries.firstInWalkOrder`).
+        migrator.registerMigration("v11-walk-indexes") { db in
+            try WalkRanks.createWalkIndexes(db)
+        }
         return migrator
     }
 

@@ -184,6 +184,11 @@ public final class LibraryQueries: Sendable {
         var sorts: [DatabaseValue] = []
         var order: [Int]
         if try WalkRanks.complete(db) {
+            if query.sort == nil, let window = query.window, let end = window.end,
+               !FilterSQL.narrows(query.expression.optimized()) {
+                let first = try firstInWalkOrder(filter, count: end, withURIs: withURIs, db)
+                return window.start < first.count ? Array(first[window.start...]) : []
+            }
             // The stored walk order: directory rank, then song rank; songs outside the tree last, by id. Read
             // through SQLite's C API (no row objects, no strings but the URIs asked for).
             var keys: [UInt64] = []
@@ -250,6 +255,31 @@ public final class LibraryQueries: Sendable {
             order = start < end ? Array(order[start..<end]) : []
         }
         return order.map { (id: ids[$0], uri: withURIs ? uris[$0] : "") }
+    }
+
+    /// The first `count` matches in walk order, read by a scan that follows the walk (directories by rank, each
+    /// one's songs by rank; songs outside the tree after, by id) and stops there, as MPD's walk stops at a window's
+    /// end. For filters no index narrows: a negation over 100k songs took 75 ms for its first 15 songs (MPD 10 ms).
+    static func firstInWalkOrder(_ filter: FilterSQL.Translation, count: Int, withURIs: Bool, _ db: Database) throws
+        -> [(id: Int64, uri: String)]
+    {
+        var found: [(id: Int64, uri: String)] = []
+        let columns = withURIs ? "s.id, s.uri" : "s.id, NULL"
+        func collect(_ sql: SQL) throws {
+            try forEachRow(db, sql) { row in
+                found.append((sqlite3_column_int64(row, 0), withURIs ? RawColumn.text(row, 1) ?? "" : ""))
+            }
+        }
+        // `CROSS JOIN` and `INDEXED BY` keep SQLite on the walk: its planner would otherwise read every song and sort.
+        try collect(filter.withClause + SQL(sql: """
+            SELECT \(columns) FROM directory d INDEXED BY directory_walk CROSS JOIN song s INDEXED BY song_walk
+                ON s.directory_id = d.id WHERE (
+            """) + filter.condition + SQL(sql: ") ORDER BY d.walk_rank, d.id, s.walk_rank LIMIT \(count)"))
+        if found.count < count {
+            try collect(filter.withClause + SQL(sql: "SELECT \(columns) FROM song s WHERE s.directory_id IS NULL AND (")
+                + filter.condition + SQL(sql: ") ORDER BY s.id LIMIT \(count - found.count)"))
+        }
+        return found
     }
 
     /// The matches in walk order without stored ranks (an update is writing them): `song_cmp` over the tags of the

@@ -30,6 +30,16 @@ enum WalkRanks {
             """)
     }
 
+    /// The indexes a scan in walk order reads (`LibraryQueries.firstInWalkOrder`): directories by rank, each one's
+    /// songs by rank. `song_walk` replaces `song_directory`, its prefix.
+    static func createWalkIndexes(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX directory_walk ON directory(walk_rank);
+            CREATE INDEX song_walk ON song(directory_id, walk_rank);
+            DROP INDEX song_directory;
+            """)
+    }
+
     /// Whether every directory and every song of the tree has its rank (one lookup in each partial index).
     static func complete(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: """

@@ -16,6 +16,9 @@ struct WalkRanksTests {
         let every = try FilterParser.parseQuery(arguments: ["(file != 'none')"], command: .find, validateRegex: nil)
         let sorted = try FilterParser.parseQuery(arguments: ["(file != 'none')", "sort", "-Album", "window", "1:9"],
                                                  command: .find, validateRegex: nil)
+        // A window without a sort over a filter no index narrows: the scan in walk order that stops at its end.
+        let windowed = try FilterParser.parseQuery(arguments: ["(!(title == 'none'))", "window", "2:7"],
+                                                   command: .find, validateRegex: nil)
         let listing = try library.list(uri: "", recursive: true).map { entry -> String in
             switch entry {
             case .directory(let path, _): "directory: \(path)"
@@ -24,7 +27,7 @@ struct WalkRanksTests {
             }
         }
         return [try await queries.songs(matching: every).map(\.uri), try await queries.songs(matching: sorted).map(\.uri),
-                try await queries.uris(matching: nil), listing]
+                try await queries.uris(matching: nil), listing, try await queries.songs(matching: windowed).map(\.uri)]
     }
 
     func complete(_ library: MusicLibrary) throws -> Bool {
@@ -45,6 +48,7 @@ struct WalkRanksTests {
         #expect(try complete(library))
         let ranked = try await orders(library)
         #expect(ranked[0].count > 10)
+        #expect(ranked[4] == Array(ranked[0][2..<7]))
 
         // Without ranks, the same order by comparing.
         try forgetRanks(library)
@@ -56,7 +60,9 @@ struct WalkRanksTests {
             try WalkRanks.rankAll(db)
             try db.execute(sql: "UPDATE song SET walk_rank = 1000000 - walk_rank")
         }
-        #expect(try await orders(library) != ranked)
+        let reversed = try await orders(library)
+        #expect(reversed != ranked)
+        #expect(reversed[4] != ranked[4])
         try forgetRanks(library)
         try await library.database.writer.write { db in try WalkRanks.rankAll(db) }
         #expect(try await orders(library) == ranked)
