@@ -83,7 +83,12 @@ extension MusicLibrary {
 
     private func startWorker() {
         Thread.detachNewThread { [self] in
-            while let job = updates.withLock({ $0.running }) {
+            // The worker runs the job it was started for, then only those it takes from the queue itself, under the
+            // lock that ends the previous one. Looking at `running` again after that lock would pick up a job that a
+            // client queued meanwhile, for which `enqueue` has started a worker of its own: both ran it, and the
+            // second insert of a directory failed (seen under CI load, with `resumeIndexing` widening the gap).
+            var next = updates.withLock { $0.running }
+            while let job = next {
                 var modified = false
                 database.pauseIndexing()
                 do {
@@ -100,9 +105,10 @@ extension MusicLibrary {
                 // leaves `status` and its events go out under one lock, as MPD does both on its main thread: a
                 // client that sees `updating_db` gone has its `update`/`database` events queued already, and one
                 // woken by the event no longer sees the job.
-                updates.withLock { state in
+                next = updates.withLock { state in
                     state.running = state.queued.isEmpty ? nil : state.queued.removeFirst()
                     announce(modified ? [Change(.update), Change(.database)] : [Change(.update)])
+                    return state.running
                 }
                 database.resumeIndexing()
             }

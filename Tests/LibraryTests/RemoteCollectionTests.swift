@@ -417,6 +417,26 @@ import Testing
         await library.waitForUpdates()
     }
 
+    /// A client that sends the next `update` the moment `updating_db` is gone (as the differential scripts do) gets
+    /// it run once: the ending worker used to look at the queue again after its lock and run that job beside the
+    /// worker started for it (two scans of one tree: "UNIQUE constraint failed: directory.path").
+    @Test func aJobQueuedAsThePreviousEndsRunsOnce() async throws {
+        let fixture = try Fixture()
+        let library = fixture.library
+        let rounds = 300
+        let runs = Mutex<[Int]>(Array(repeating: 0, count: rounds))
+        for round in 0..<rounds {
+            try library.enqueueJob(uri: "NetEase") {
+                runs.withLock { $0[round] += 1 }
+                return false
+            }
+            while library.runningUpdateID != nil {}
+        }
+        await library.waitForUpdates()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(runs.withLock { $0 } == Array(repeating: 1, count: rounds))
+    }
+
     @Test func jobsFillTheQueueAndAreDroppedAtShutdown() async throws {
         let fixture = try Fixture()
         let library = fixture.library
