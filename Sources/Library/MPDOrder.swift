@@ -90,20 +90,27 @@ struct WalkOrder {
     static func sort<T>(_ items: inout [T], unsorted: [String: Int64] = [:], entry: (T) -> Entry) {
         let entries = items.map(entry)
         let ranks = directoryRanks(Set(entries.compactMap(\.directory)), unsorted: unsorted)
-        let songs = SongComparison()
-        let rank = entries.map { $0.directory.map { ranks[$0]! } ?? Int.max }
-        var order = Array(entries.indices)
-        order.sort { i, j in
-            if rank[i] != rank[j] { return rank[i] < rank[j] }
-            if entries[i].directory == nil { return entries[i].id < entries[j].id }
-            return songs.precedes(entries[i], entries[j]) ?? (i < j)
+        // Directories in preorder, each one's songs by `songOrder`; songs outside the tree last, by id.
+        var byDirectory: [Int: [Int]] = [:]
+        for (index, entry) in entries.enumerated() {
+            byDirectory[entry.directory.map { ranks[$0]! } ?? Int.max, default: []].append(index)
+        }
+        var order: [Int] = []
+        order.reserveCapacity(entries.count)
+        for rank in byDirectory.keys.sorted() {
+            let members = byDirectory[rank]!
+            if rank == Int.max {
+                order += members.sorted { entries[$0].id < entries[$1].id }
+            } else {
+                order += songOrder(members.map { entries[$0] }).map { members[$0] }
+            }
         }
         items = order.map { items[$0] }
     }
 
     /// The songs of one directory in `song_cmp` order: the indices of `entries`. Albums and file names are ranked
     /// once (collation keys are compared only while ranking the distinct values), then the songs are sorted by
-    /// integer tuples; the order is `SongComparison`'s.
+    /// integer tuples (`song_cmp`, `src/db/plugins/simple/SongSort.cxx`: album, disc, track, file name).
     static func songOrder(_ entries: [Entry]) -> [Int] {
         // Albums that ICU finds equal share a rank (`song_cmp` goes on to the disc); file names differ in a folder.
         let albums = Array(Set(entries.compactMap(\.album)))
@@ -126,35 +133,6 @@ struct WalkOrder {
              max(entries[index].track, 0), nameRanks[index])
         }
         return entries.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
-    }
-
-    /// `song_cmp` (`src/db/plugins/simple/SongSort.cxx`): album, disc, track, then file name. Collation keys are
-    /// computed once per distinct string.
-    final class SongComparison {
-        private var keys: [String: CollationKey] = [:]
-
-        private func key(_ text: String) -> CollationKey {
-            if let cached = keys[text] { return cached }
-            let computed = CollationKey(text)
-            keys[text] = computed
-            return computed
-        }
-
-        /// Whether `a` sorts before `b`; nil for the same song.
-        func precedes(_ a: Entry, _ b: Entry) -> Bool? {
-            if a.album != b.album {
-                guard let x = a.album else { return true }
-                guard let y = b.album else { return false }
-                let c = CollationKey.collate(key(x), key(y))
-                if c != 0 { return c < 0 }
-            }
-            let disc = WalkOrder.compareNumbers(a.disc, b.disc)
-            if disc != 0 { return disc < 0 }
-            let track = WalkOrder.compareNumbers(a.track, b.track)
-            if track != 0 { return track < 0 }
-            if a.uri == b.uri { return nil }
-            return key(WalkOrder.filename(a.uri)) < key(WalkOrder.filename(b.uri))
-        }
     }
 
     private static func filename(_ uri: String) -> String {
@@ -211,11 +189,5 @@ struct WalkOrder {
             index = utf8.index(after: index)
         }
         return negative ? -value : value
-    }
-
-    private static func compareNumbers(_ a: Int, _ b: Int) -> Int {
-        if a <= 0 { return b <= 0 ? 0 : -1 }
-        if b <= 0 { return 1 }
-        return a - b
     }
 }
