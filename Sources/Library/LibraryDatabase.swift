@@ -41,6 +41,9 @@ public final class LibraryDatabase: Sendable {
         if !parent.isEmpty { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        // Another connection's short write (the indexer of a database being closed, a tool) is waited for, not an
+        // error: a reopen beside the indexer's last chunk failed with "database is locked" under CI load.
+        configuration.busyMode = .timeout(10)
         // WAL with `synchronous = NORMAL`: commits do not wait for fsync (the database stays consistent; a power
         // cut may lose the last transactions, which the next update redoes). A scan commits once per directory.
         configuration.prepareDatabase { db in
