@@ -182,6 +182,11 @@ public final class LibraryDatabase: Sendable {
         migrator.registerMigration("v11-walk-indexes") { db in
             try WalkRanks.createWalkIndexes(db)
         }
+        // Each song's tags in one column (`SongTagsColumn`), what listings and `add` read.
+        migrator.registerMigration("v12-song-tags-column") { db in
+            try db.execute(sql: "ALTER TABLE song ADD COLUMN tags BLOB")
+            try SongTagsColumn.rebuild(db)
+        }
         return migrator
     }
 
@@ -242,9 +247,11 @@ public final class LibraryDatabase: Sendable {
         indexer.stop()
     }
 
-    /// Writes a song's search index row again from its tag rows: for tag rows written straight into the tables
-    /// (the tests' fixtures) rather than by an update or a remote sync, which keep the index as they write.
-    public static func reindexForSearch(_ db: Database, songID: Int64) throws {
+    /// Writes what is derived from a song's tag rows again (its tags column, its search index row): for tag rows
+    /// written straight into the tables (the tests' fixtures) rather than by an update or a remote sync, which keep
+    /// both as they write.
+    public static func tagRowsWritten(_ db: Database, songID: Int64) throws {
+        try SongTagsColumn.rebuild(db, songID: songID)
         try SearchIndex.reindex(db, id: songID)
     }
 

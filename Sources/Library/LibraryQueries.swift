@@ -383,43 +383,33 @@ public final class LibraryQueries: Sendable {
 
     /// Full songs (tags in their stored order) by id.
     static func songsByID(_ ids: [Int64], _ db: Database) throws -> [Int64: Song] {
+        var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
         if ids.count > 5000 {
-            // A large share of the library: two passes in index order beat hundreds of `IN (…)` lookups.
-            var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
-            for id in ids { songs[id] = Song(uri: "") }
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, uri, duration, last_modified, added, audio_format FROM song")
-            while let row = try rows.next() {
-                let id: Int64 = row[0]
-                guard songs[id] != nil else { continue }
-                songs[id] = Song(uri: row[1], duration: row[2], lastModified: row[3], added: row[4], audioFormat: row[5])
-            }
-            let tags = try Row.fetchCursor(db, sql: "SELECT song_id, tag, value FROM song_tag ORDER BY song_id, position")
-            while let row = try tags.next() {
-                let id: Int64 = row[0]
-                guard songs[id] != nil, let tag = TagName(rawValue: row[1]) else { continue }
-                songs[id]!.tags.append(Song.Tag(name: tag.mpdName, printable: row[2]))
+            // A large share of the library: one pass in key order beats hundreds of `IN (…)` lookups.
+            let wanted = Set(ids)
+            try forEachRow(db, SQL(sql: "SELECT id, \(songColumns) FROM song")) { row in
+                let id = sqlite3_column_int64(row, 0)
+                if wanted.contains(id) { songs[id] = song(row, from: 1) }
             }
             return songs
         }
-        var songs: [Int64: Song] = Dictionary(minimumCapacity: ids.count)
         for chunk in chunks(ids) {
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT id, uri, duration, last_modified, added, audio_format FROM song \
-                WHERE id IN (SELECT value FROM json_each(?))
-                """), arguments: [chunk])
-            while let row = try rows.next() {
-                songs[row[0]] = Song(uri: row[1], duration: row[2], lastModified: row[3], added: row[4], audioFormat: row[5])
-            }
-            let tags = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
-                ORDER BY song_id, position
-                """), arguments: [chunk])
-            while let row = try tags.next() {
-                let id: Int64 = row[0]
-                guard let tag = TagName(rawValue: row[1]) else { continue }
-                songs[id]?.tags.append(Song.Tag(name: tag.mpdName, printable: row[2]))
+            try forEachRow(db, SQL(sql: """
+                SELECT id, \(songColumns) FROM song WHERE id IN (SELECT value FROM json_each(?))
+                """, arguments: [chunk])) { row in
+                songs[sqlite3_column_int64(row, 0)] = song(row, from: 1)
             }
         }
         return songs
+    }
+
+    /// The columns `song(_:from:)` reads, in its order.
+    static let songColumns = "uri, duration, last_modified, added, audio_format, tags"
+
+    /// A song from the `songColumns` of the current row, starting at column `first`.
+    static func song(_ row: OpaquePointer, from first: Int32) -> Song {
+        Song(uri: RawColumn.text(row, first) ?? "", tags: SongTagsColumn.decode(row, first + 5),
+             duration: RawColumn.double(row, first + 1), lastModified: RawColumn.int64(row, first + 2),
+             added: RawColumn.int64(row, first + 3), audioFormat: RawColumn.text(row, first + 4))
     }
 }

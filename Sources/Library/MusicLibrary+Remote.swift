@@ -493,6 +493,8 @@ extension MusicLibrary {
         for tag in tags {
             try insert.execute(arguments: [id, tag.tag, tag.position, tag.value, CaseFolding.fold(tag.value)])
         }
+        let column = SongTagsColumn.encode(tags.sorted { $0.position < $1.position }.lazy.map { ($0.tag, $0.value) })
+        try db.execute(sql: "UPDATE song SET tags = ? WHERE id = ?", arguments: [column.map { Data($0) }, id])
         try db.execute(sql: SearchIndex.noteSQL, arguments: [id])
     }
 

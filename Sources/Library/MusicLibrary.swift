@@ -151,7 +151,15 @@ public final class MusicLibrary: Sendable {
 
     /// The songs `add URI` appends, in `listall` order.
     public func songsForQueue(uri raw: String) throws -> [Song] {
-        try list(uri: raw, recursive: true).compactMap(\.song)
+        let uri = raw == "/" ? "" : raw
+        // A directory: its songs straight from the tree, without a listing entry per song.
+        let songs: [Song]? = try database.writer.read { db in
+            guard let directory = try Self.directoryID(db, path: uri) else { return nil }
+            var songs: [Song] = []
+            try Tree.load(db, under: uri, songs: true).appendSongs(directory, to: &songs)
+            return songs
+        }
+        return try songs ?? list(uri: raw, recursive: true).compactMap(\.song)
     }
 
     /// One song by URI, or nil.
@@ -187,31 +195,13 @@ public final class MusicLibrary: Sendable {
 
         /// The songs of one directory, in walk order.
         static func songs(_ db: GRDB.Database, in directoryID: Int64) throws -> [Song] {
-            inWalkOrder(try loadSongs(db, directories: "SELECT ?1", arguments: [directoryID]))
-        }
-
-        /// One directory's songs in `song_cmp` order: by their stored ranks when each has one (`WalkRanks`), else
-        /// by comparing their tags.
-        static func inWalkOrder(_ songs: [(id: Int64, directory: Int64, rank: Int64?, song: Song)]) -> [Song] {
-            var ranks: [Int64] = []
-            ranks.reserveCapacity(songs.count)
-            for entry in songs {
-                guard let rank = entry.rank else { return sortSongs(songs.map(\.song)) }
-                ranks.append(rank)
-            }
-            return songs.indices.sorted { ranks[$0] < ranks[$1] }.map { songs[$0].song }
+            try loadSongs(db, directories: "SELECT ?1", arguments: [directoryID])[directoryID] ?? []
         }
 
         static func load(_ db: GRDB.Database, directories: String, arguments: StatementArguments,
                          songs withSongs: Bool) throws -> Tree {
             var tree = Tree()
-            if withSongs {
-                var byDirectory: [Int64: [(id: Int64, directory: Int64, rank: Int64?, song: Song)]] = [:]
-                for entry in try loadSongs(db, directories: directories, arguments: arguments) {
-                    byDirectory[entry.directory, default: []].append(entry)
-                }
-                tree.songs = byDirectory.mapValues(inWalkOrder)
-            }
+            if withSongs { tree.songs = try loadSongs(db, directories: directories, arguments: arguments) }
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT directory_id, path, last_modified FROM db_playlist WHERE directory_id IN (\(directories))
                 ORDER BY id
@@ -228,43 +218,36 @@ public final class MusicLibrary: Sendable {
             return tree
         }
 
-        /// Songs by id and their tags by (song id, position), merged in one pass; read through SQLite's C API
-        /// because `add` of a folder of 10,000 songs reads 80,000 rows here.
+        /// Songs with their tags (`SongTagsColumn`) by directory, each directory's in `song_cmp` order: by their
+        /// stored ranks when each has one (`WalkRanks`), else by comparing their tags. Read through SQLite's C API and
+        /// kept in one array per directory as read (no copy per song): `add` of a 10,000-song folder reads them all.
         static func loadSongs(_ db: GRDB.Database, directories: String, arguments: StatementArguments) throws
-            -> [(id: Int64, directory: Int64, rank: Int64?, song: Song)]
+            -> [Int64: [Song]]
         {
-            var songs: [(id: Int64, directory: Int64, rank: Int64?, song: Song)] = []
+            var byDirectory: [Int64: [Song]] = [:]
+            var directory: Int64?
+            var run: [Song] = []
+            var ranked = true
+            func close() {
+                guard let directory, !run.isEmpty else { return }
+                byDirectory[directory] = ranked ? run : sortSongs(run)
+                run = []
+            }
+            // A directory's unranked songs come first (NULL sorts first): its first row says whether all have ranks.
             try LibraryQueries.forEachRow(db, SQL(sql: """
-                SELECT id, directory_id, uri, duration, last_modified, added, audio_format, walk_rank FROM song
-                WHERE directory_id IN (\(directories)) ORDER BY id
+                SELECT directory_id, walk_rank IS NOT NULL, \(LibraryQueries.songColumns) FROM song
+                WHERE directory_id IN (\(directories)) ORDER BY directory_id, walk_rank
                 """, arguments: arguments)) { row in
-                songs.append((sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1), RawColumn.int64(row, 7),
-                              Song(uri: RawColumn.text(row, 2) ?? "", duration: RawColumn.double(row, 3),
-                                   lastModified: RawColumn.int64(row, 4), added: RawColumn.int64(row, 5),
-                                   audioFormat: RawColumn.text(row, 6))))
-            }
-            guard let first = songs.first?.id, let last = songs.last?.id else { return songs }
-            // A folder's songs were mostly stored together, so their ids form a range: reading the tag rows of the
-            // range in key order (and skipping the few of other songs) is twice as fast as looking each song up.
-            let tags: SQL = last - first < Int64(songs.count) * 2
-                ? SQL(sql: """
-                    SELECT song_id, tag, value FROM song_tag WHERE song_id BETWEEN ? AND ? ORDER BY song_id, position
-                    """, arguments: [first, last])
-                : SQL(sql: """
-                    SELECT song_id, tag, value FROM song_tag
-                    WHERE song_id IN (SELECT id FROM song WHERE directory_id IN (\(directories)))
-                    ORDER BY song_id, position
-                    """, arguments: arguments)
-            var index = 0
-            try LibraryQueries.forEachRow(db, tags) { row in
                 let id = sqlite3_column_int64(row, 0)
-                while index < songs.count, songs[index].id < id { index += 1 }
-                guard index < songs.count, songs[index].id == id,
-                      let tag = TagName(rawValue: Int(sqlite3_column_int(row, 1))) else { return }
-                if songs[index].song.tags.isEmpty { songs[index].song.tags.reserveCapacity(8) }
-                songs[index].song.tags.append(Song.Tag(name: tag.mpdName, printable: RawColumn.text(row, 2) ?? ""))
+                if id != directory {
+                    close()
+                    directory = id
+                    ranked = sqlite3_column_int(row, 1) != 0
+                }
+                run.append(LibraryQueries.song(row, from: 2))
             }
-            return songs
+            close()
+            return byDirectory
         }
 
         /// Sibling directories in walk order: by their stored ranks when each has one (`WalkRanks`), else by
@@ -279,6 +262,12 @@ public final class MusicLibrary: Sendable {
                 case (let x?, let y?): x < y
                 }
             }.map(\.0)
+        }
+
+        /// The songs of directory `id` and (recursively) of its children, in walk order.
+        func appendSongs(_ id: Int64, to result: inout [Song]) {
+            if let songs = songs[id] { result.append(contentsOf: songs) }
+            for child in Self.inWalkOrder(children[id] ?? []) { appendSongs(child.id, to: &result) }
         }
 
         /// Visits directory `id` in MPD's `Directory::Walk` order, its songs from `songs` when given (read as the
@@ -303,28 +292,13 @@ public final class MusicLibrary: Sendable {
 
     /// Loads songs with their tags in stored order.
     static func songs(_ db: GRDB.Database, whereSQL: String, arguments: StatementArguments) throws -> [Song] {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, uri, duration, last_modified, added, audio_format FROM song WHERE \(whereSQL)
-            """), arguments: arguments)
-        guard !rows.isEmpty else { return [] }
-        var byID: [Int64: Song] = [:]
-        var order: [Int64] = []
-        for row in rows {
-            let id: Int64 = row["id"]
-            order.append(id)
-            byID[id] = Song(uri: row["uri"], duration: row["duration"], lastModified: row["last_modified"],
-                            added: row["added"], audioFormat: row["audio_format"])
+        var songs: [Song] = []
+        try LibraryQueries.forEachRow(db, SQL(sql: """
+            SELECT \(LibraryQueries.songColumns) FROM song WHERE \(whereSQL)
+            """, arguments: arguments)) { row in
+            songs.append(LibraryQueries.song(row, from: 0))
         }
-        let tagRows = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT id FROM song WHERE \(whereSQL))
-            ORDER BY song_id, position
-            """), arguments: arguments)
-        while let row = try tagRows.next() {
-            let id: Int64 = row["song_id"]
-            guard let tag = TagName(rawValue: row["tag"]) else { continue }
-            byID[id]?.tags.append(Song.Tag(name: tag.mpdName, printable: row["value"]))
-        }
-        return order.compactMap { byID[$0] }
+        return songs
     }
 
     /// `IcuCollate(a, b) < 0`, approximated by `CollationKey`.

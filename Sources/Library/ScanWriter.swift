@@ -145,19 +145,20 @@ final class ScanWriter: @unchecked Sendable {
         // New songs are plain inserts; a URI the snapshot did not know but the table has (not expected) takes
         // the upsert, which keeps the row (and its `added`) and replaces its tags.
         let insertSong = try FastStatement(db, """
-            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
-            VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
+            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size, tags)
+            VALUES (?, ?, 'local', ?, ?, ?, ?, ?, ?)
             """)
         let upsertSong = try FastStatement(db, """
-            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size)
-            VALUES (?, ?, 'local', ?, ?, ?, ?, ?)
+            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size, tags)
+            VALUES (?, ?, 'local', ?, ?, ?, ?, ?, ?)
             ON CONFLICT(uri) DO UPDATE SET directory_id = excluded.directory_id, duration = excluded.duration,
                 last_modified = excluded.last_modified, audio_format = excluded.audio_format, size = excluded.size,
-                walk_rank = NULL
+                tags = excluded.tags, walk_rank = NULL
             RETURNING id
             """)
         let updateSong = try FastStatement(db, """
-            UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?, walk_rank = NULL
+            UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?, tags = ?,
+                walk_rank = NULL
             WHERE id = ?
             """)
         let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")
@@ -201,6 +202,7 @@ final class ScanWriter: @unchecked Sendable {
                 case .song(let duration, let audioFormat, let tags):
                     changed = true
                     let directory = try directoryID(file.directory)
+                    let tagsColumn = SongTagsColumn.encode(tags.lazy.map { ($0.tag, $0.value) })
                     let id: Int64
                     var existed = file.existingID != nil
                     if let existing = file.existingID {
@@ -209,7 +211,8 @@ final class ScanWriter: @unchecked Sendable {
                         updateSong.bind(3, file.mtime)
                         updateSong.bind(4, audioFormat)
                         updateSong.bind(5, file.size)
-                        updateSong.bind(6, existing)
+                        updateSong.bind(6, tagsColumn)
+                        updateSong.bind(7, existing)
                         try updateSong.run(db)
                         id = existing
                     } else {
@@ -221,6 +224,7 @@ final class ScanWriter: @unchecked Sendable {
                             statement.bind(5, now)
                             statement.bind(6, audioFormat)
                             statement.bind(7, file.size)
+                            statement.bind(8, tagsColumn)
                         }
                         bind(insertSong)
                         if try insertSong.runUnlessConstraint(db) {
@@ -280,6 +284,16 @@ struct FastStatement {
 
     func bind(_ index: Int32, _ value: Double?) {
         if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    func bind(_ index: Int32, _ value: [UInt8]?) {
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        value.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
     }
 
     func bind(_ index: Int32, _ value: String?) {

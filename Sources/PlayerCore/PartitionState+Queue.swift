@@ -41,6 +41,8 @@ extension PartitionState {
         guard songs.isEmpty || queue.count < queue.maximumLength else { throw .playlistTooLarge }
         let oldCount = queue.count
         var ids: [Int] = []
+        ids.reserveCapacity(songs.count)
+        queue.reserveCapacity(adding: songs.count)
         for song in songs where queue.count < queue.maximumLength {
             ids.append(try queue.append(song))
             if queue.random {

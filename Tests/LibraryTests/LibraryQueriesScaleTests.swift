@@ -49,7 +49,7 @@ import Testing
                         try addTag(id, .title, position + 2, "Song \(t) of \(album)")
                         try addTag(id, .track, position + 3, String(t))
                         try addTag(id, .genre, position + 4, ["Rock", "Jazz", "Ambient", "Pop"][a % 4])
-                        try LibraryDatabase.reindexForSearch(db, songID: id)
+                        try LibraryDatabase.tagRowsWritten(db, songID: id)
                     }
                 }
             }

@@ -67,7 +67,7 @@ final class QueryFixture {
                         INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
                         """, arguments: [id, tag.rawValue, position, value, CaseFolding.fold(value)])
                 }
-                try LibraryDatabase.reindexForSearch(db, songID: id)
+                try LibraryDatabase.tagRowsWritten(db, songID: id)
             }
         }
         // The walk ranks, as the indexer writes them after an update (queries then order by them).

@@ -54,7 +54,7 @@ final class QueryServer {
                     INSERT INTO song_tag (song_id, tag, position, value, value_folded) VALUES (?, ?, ?, ?, ?)
                     """, arguments: [id, tag.rawValue, position, value, CaseFolding.fold(value)])
             }
-            try LibraryDatabase.reindexForSearch(db, songID: id)
+            try LibraryDatabase.tagRowsWritten(db, songID: id)
         }
     }
 

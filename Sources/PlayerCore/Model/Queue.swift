@@ -76,6 +76,14 @@ public struct Queue: Equatable, Sendable {
         return id
     }
 
+    /// Room for `count` more songs, so that appending them does not grow the storage step by step.
+    public mutating func reserveCapacity(adding count: Int) {
+        let total = items.count + max(0, min(count, maximumLength - items.count))
+        items.reserveCapacity(total)
+        order.reserveCapacity(total)
+        usedIDs.reserveCapacity(total)
+    }
+
     /// Ids start at 1, increase, wrap at 4 × the maximum length and skip ids in use (`IdTable`).
     private mutating func nextID() -> Int {
         let limit = max(4 * maximumLength, 1)
