@@ -26,8 +26,12 @@ struct WalkRanksTests {
             case .playlist(let path, _): "playlist: \(path)"
             }
         }
+        // `add` of the root and of a folder.
+        let added = try await library.songsForQueue(uri: "").map(\.uri) + ["-"]
+            + (try await library.songsForQueue(uri: "Sigur Rós").map(\.uri))
         return [try await queries.songs(matching: every).map(\.uri), try await queries.songs(matching: sorted).map(\.uri),
-                try await queries.uris(matching: nil), listing, try await queries.songs(matching: windowed).map(\.uri)]
+                try await queries.uris(matching: nil), listing, try await queries.songs(matching: windowed).map(\.uri),
+                added]
     }
 
     func complete(_ library: MusicLibrary) throws -> Bool {
@@ -49,6 +53,9 @@ struct WalkRanksTests {
         let ranked = try await orders(library)
         #expect(ranked[0].count > 10)
         #expect(ranked[4] == Array(ranked[0][2..<7]))
+        #expect(Array(ranked[5].prefix { $0 != "-" })
+            == ranked[3].filter { $0.hasPrefix("file: ") }.map { String($0.dropFirst(6)) })
+        #expect(ranked[5].last?.hasPrefix("Sigur Rós/") == true)
 
         // Without ranks, the same order by comparing.
         try forgetRanks(library)
@@ -63,6 +70,7 @@ struct WalkRanksTests {
         let reversed = try await orders(library)
         #expect(reversed != ranked)
         #expect(reversed[4] != ranked[4])
+        #expect(reversed[5] != ranked[5])
         try forgetRanks(library)
         try await library.database.writer.write { db in try WalkRanks.rankAll(db) }
         #expect(try await orders(library) == ranked)
