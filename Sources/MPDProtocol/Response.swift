@@ -7,48 +7,55 @@ public struct Response: Sendable, Equatable {
 
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// The bytes, without a copy when this is the last owner of the answer.
+    public consuming func takeBytes() -> [UInt8] { bytes }
+
     /// Appends `key: value\n`. A newline inside a value would break the framing, so it is replaced by a space
     /// (MPD drops such values; a space keeps the line readable).
     public mutating func add(_ key: String, _ value: String) {
+        // Native strings (all of ours) are read in place; `withUTF8` would copy a `var` of each first.
+        let written = key.utf8.withContiguousStorageIfAvailable { key in
+            value.utf8.withContiguousStorageIfAvailable { value in writeLine(key, value) } != nil
+        } ?? false
+        guard !written else { return }
         var key = key, value = value
         key.withUTF8 { key in value.withUTF8 { value in writeLine(key, value) } }
     }
 
-    /// The line is reserved once and written through a pointer, blanking line breaks of the value on the way:
-    /// appending piece by piece (a uniqueness and capacity check each) was most of the cost of large song lists.
+    /// Three bulk appends (a `memcpy` each) after one capacity check: a song list is mostly these lines, and
+    /// anything per byte or per piece (a uniqueness and capacity check each) was most of its cost.
     private mutating func writeLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        let needed = bytes.count + key.count + value.count + 3
+        if bytes.capacity < needed { bytes.reserveCapacity(Swift.max(needed, bytes.capacity * 2)) }
+        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: Self.separator)
+        if value.contains(where: { $0 == 0x0A || $0 == 0x0D || ByteText.needsEncoding($0) }) {
+            appendSpecial(value)
+        } else {
+            bytes.append(contentsOf: value)
+        }
+        bytes.append(0x0A)
+    }
+
+    private static let separator: [UInt8] = [0x3A, 0x20]
+
+    /// A value with a line break (each becomes a space) or with bytes a client sent that are not UTF-8
+    /// (`ByteText`: they go back as those bytes).
+    private mutating func appendSpecial(_ value: UnsafeBufferPointer<UInt8>) {
         let start = bytes.count
-        let length = key.count + value.count + 3
-        if bytes.capacity < start + length { bytes.reserveCapacity(Swift.max(start + length, bytes.capacity * 2)) }
-        bytes.append(contentsOf: repeatElement(0, count: length))
-        let kept = bytes.withUnsafeMutableBufferPointer { buffer in
-            var position = start
-            for byte in key {
-                buffer[position] = byte
-                position += 1
-            }
-            buffer[position] = 0x3A
-            buffer[position + 1] = 0x20
-            position += 2
-            var kept = false
-            for byte in value {
-                buffer[position] = byte == 0x0A || byte == 0x0D ? 0x20 : byte
-                kept = kept || ByteText.needsEncoding(byte)
-                position += 1
-            }
-            buffer[position] = 0x0A
-            return kept
+        var kept = false
+        for byte in value {
+            bytes.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
+            kept = kept || ByteText.needsEncoding(byte)
         }
         guard kept else { return }
-        // A value with bytes a client sent that are not UTF-8 (`ByteText`): they go back as those bytes.
-        let valueRange = (start + key.count + 2)..<(bytes.count - 1)
-        bytes.replaceSubrange(valueRange, with: ByteText.encode(bytes[valueRange]))
+        bytes.replaceSubrange(start..<bytes.count, with: ByteText.encode(bytes[start..<bytes.count]))
     }
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) {
         if let small = Int64(exactly: value) {
             addKey(key)
-            appendDecimal(small)
+            appendFormatted { $0.decimal(small) }
             bytes.append(0x0A)
         } else {
             add(key, String(value))
@@ -73,77 +80,56 @@ public struct Response: Sendable, Equatable {
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         addKey(key)
-        appendDecimal(year)
-        bytes.append(0x2D)
-        appendTwoDigits(month)
-        bytes.append(0x2D)
-        appendTwoDigits(day)
-        bytes.append(0x54)
-        appendTwoDigits(seconds / 3600)
-        bytes.append(0x3A)
-        appendTwoDigits(seconds / 60 % 60)
-        bytes.append(0x3A)
-        appendTwoDigits(seconds % 60)
-        bytes.append(0x5A)
-        bytes.append(0x0A)
+        appendFormatted { line in
+            line.decimal(year)
+            line.byte(0x2D)
+            line.twoDigits(month)
+            line.byte(0x2D)
+            line.twoDigits(day)
+            line.byte(0x54)
+            line.twoDigits(seconds / 3600)
+            line.byte(0x3A)
+            line.twoDigits(seconds / 60 % 60)
+            line.byte(0x3A)
+            line.twoDigits(seconds % 60)
+            line.byte(0x5A)
+            line.byte(0x0A)
+        }
     }
 
     /// `key: %1.3f` of a whole number of thousandths (MPD's `duration`, `elapsed`, `Range`).
     public mutating func addThousandths(_ key: String, _ thousandths: Int64) {
         addKey(key)
-        appendThousandths(thousandths)
-        bytes.append(0x0A)
+        appendFormatted { line in
+            line.thousandths(thousandths)
+            line.byte(0x0A)
+        }
     }
 
     /// `key: A-B` (or `A-`) of thousandths, as `Range:` prints a queue item's sub-range.
     public mutating func addThousandthsRange(_ key: String, _ start: Int64, _ end: Int64?) {
         addKey(key)
-        appendThousandths(start)
-        bytes.append(0x2D)
-        if let end { appendThousandths(end) }
-        bytes.append(0x0A)
-    }
-
-    private mutating func addKey(_ key: String) {
-        bytes.append(contentsOf: key.utf8)
-        bytes.append(0x3A)
-        bytes.append(0x20)
-    }
-
-    private mutating func appendThousandths(_ value: Int64) {
-        if value < 0, value / 1000 == 0 { bytes.append(0x2D) } // `-0.500`: the whole part alone loses the sign
-        appendDecimal(value / 1000)
-        bytes.append(0x2E)
-        let fraction = Int((value % 1000).magnitude)
-        bytes.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
-        bytes.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
-        bytes.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
-    }
-
-    private mutating func appendTwoDigits(_ value: Int64) {
-        if value >= 0, value < 100 {
-            bytes.append(UInt8(truncatingIfNeeded: 0x30 + value / 10))
-            bytes.append(UInt8(truncatingIfNeeded: 0x30 + value % 10))
-        } else {
-            appendDecimal(value)
+        appendFormatted { line in
+            line.thousandths(start)
+            line.byte(0x2D)
+            if let end { line.thousandths(end) }
+            line.byte(0x0A)
         }
     }
 
-    /// Decimal digits without going through a `String`.
-    private mutating func appendDecimal(_ value: Int64) {
-        var magnitude = value.magnitude
-        if value < 0 { bytes.append(0x2D) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+    private mutating func addKey(_ key: String) {
+        if key.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: key.utf8)
+        }
+        bytes.append(contentsOf: Self.separator)
+    }
+
+    /// Numbers and times are written into a buffer on the stack and appended at once.
+    private mutating func appendFormatted(_ write: (inout ShortText) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortText.capacity) { buffer in
+            var text = ShortText(buffer.baseAddress!)
+            write(&text)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: text.count))
         }
     }
 
@@ -170,4 +156,58 @@ public struct Response: Sendable, Equatable {
 
     /// The text as a String, for tests.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// Up to `capacity` bytes written through a pointer: what `appendFormatted` writes a number or a time into. The
+/// longest use (`A-B` of two thousandths) takes 53 bytes.
+struct ShortText {
+    static let capacity = 64
+    private let base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+
+    init(_ base: UnsafeMutablePointer<UInt8>) {
+        self.base = base
+    }
+
+    mutating func byte(_ value: UInt8) {
+        base[count] = value
+        count += 1
+    }
+
+    /// Decimal digits without going through a `String`.
+    mutating func decimal(_ value: Int64) {
+        if value < 0 { byte(0x2D) }
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        magnitude = value.magnitude
+        for index in stride(from: count + digits - 1, through: count, by: -1) {
+            base[index] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
+            magnitude /= 10
+        }
+        count += digits
+    }
+
+    mutating func twoDigits(_ value: Int64) {
+        if value >= 0, value < 100 {
+            byte(UInt8(truncatingIfNeeded: 0x30 + value / 10))
+            byte(UInt8(truncatingIfNeeded: 0x30 + value % 10))
+        } else {
+            decimal(value)
+        }
+    }
+
+    /// `%1.3f` of thousandths.
+    mutating func thousandths(_ value: Int64) {
+        if value < 0, value / 1000 == 0 { byte(0x2D) } // `-0.500`: the whole part alone loses the sign
+        decimal(value / 1000)
+        byte(0x2E)
+        let fraction = Int((value % 1000).magnitude)
+        byte(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
+        byte(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
+        byte(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
+    }
 }

@@ -326,11 +326,12 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                 let result: Result<Response, any Error>
                 do { result = .success(try await work()) } catch { result = .failure(error) }
                 defer { done?() }
+                let answer = HandOff(result)
                 eventLoop.execute {
                     let (handler, context) = bound.value
                     handler.deferredWork = nil
                     guard let session = handler.session, !handler.closing else { return }
-                    handler.apply(session.resume(with: result), context: context)
+                    handler.apply(session.resume(with: answer.take()), context: context)
                     handler.handleInput(context: context)
                 }
             }
@@ -385,5 +386,21 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             heldRead = false
             context.read()
         }
+    }
+}
+
+/// A value passed from one task to a closure that takes it once: the closure's capture then no longer holds it, so
+/// the taker is its only owner (a large answer's bytes are then extended in place, not copied).
+private final class HandOff<Value: Sendable>: @unchecked Sendable {
+    private var value: Value?
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Only once.
+    func take() -> Value {
+        defer { value = nil }
+        return value!
     }
 }

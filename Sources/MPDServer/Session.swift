@@ -156,15 +156,16 @@ public final class Session {
 
     /// Completes the suspended command with the deferred work's result and carries on (e.g. with the rest of a
     /// command list).
-    public func resume(with result: Result<Response, any Error>) -> Output {
+    public func resume(with result: consuming Result<Response, any Error>) -> Output {
         var output = Output()
         guard let suspended else { return output }
         self.suspended = nil
         let index = suspended.list?.index ?? 0
         let step: Step
-        switch result {
+        switch consume result {
         case .success(let response):
-            output.bytes.append(contentsOf: response.bytes)
+            // The answer's bytes become the output's (no copy of a large listing; the `OK` is appended in place).
+            output.bytes = response.takeBytes()
             step = .ok
         case .failure(let error as OutputBufferFull):
             _ = error

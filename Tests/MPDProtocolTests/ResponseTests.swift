@@ -28,6 +28,7 @@ import Testing
         for value: Int64 in [0, 5, 1500, 61_500, 123_456_789, -500] { seconds.addThousandths("d", value) }
         seconds.addThousandthsRange("Range", 1500, nil)
         seconds.addThousandthsRange("Range", 0, 2005)
+        seconds.addThousandthsRange("Range", Int64.min, Int64.max) // the longest formatted line
         #expect(seconds.text == """
             d: 0.000
             d: 0.005
@@ -37,6 +38,7 @@ import Testing
             d: -0.500
             Range: 1.500-
             Range: 0.000-2.005
+            Range: -9223372036854775.808-9223372036854775.807
 
             """)
     }
