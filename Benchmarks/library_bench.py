@@ -163,24 +163,44 @@ class Client:
     def __init__(self, port):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=600)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.file = self.sock.makefile("rb", buffering=1 << 20)
-        greeting = self.file.readline()
+        greeting = b""
+        while not greeting.endswith(b"\n"):
+            data = self.sock.recv(4096)
+            if not data:
+                break
+            greeting += data
         if not greeting.startswith(b"OK MPD "):
             raise RuntimeError(f"bad greeting {greeting!r}")
 
-    def raw(self, command):
-        """Sends one command, returns the raw response lines (without OK); raises Ack."""
+    def raw(self, command, keep=True):
+        """Sends one command, returns the raw response lines (without OK); raises Ack. The answer is read in
+        large chunks, as libmpdclient reads, so a long answer measures the server rather than this client's
+        line splitting; `keep=False` skips the split (timed rounds)."""
         self.sock.sendall(command.encode() + b"\n")
-        lines = []
+        chunks = []
+        tail = b""
+        total = 0
         while True:
-            line = self.file.readline()
-            if not line:
+            data = self.sock.recv(1 << 20)
+            if not data:
                 raise RuntimeError("connection closed")
-            if line == b"OK\n":
-                return lines
-            if line.startswith(b"ACK "):
-                raise Ack(line.decode(errors="replace").strip())
-            lines.append(line)
+            chunks.append(data)
+            total += len(data)
+            tail = (tail + data)[-4096:]
+            if not tail.endswith(b"\n"):
+                continue
+            # The answer ends with a whole last line that is `OK` or an `ACK`.
+            start = tail.rfind(b"\n", 0, len(tail) - 1) + 1
+            last = tail[start:]
+            whole = start > 0 or total == len(last)
+            if whole and last == b"OK\n":
+                break
+            if whole and last.startswith(b"ACK "):
+                raise Ack(last.decode(errors="replace").strip())
+        if not keep:
+            return None
+        body = b"".join(chunks)[:-3]
+        return [line + b"\n" for line in body.split(b"\n")[:-1]]
 
     def pairs(self, command):
         return dict(line.decode().rstrip("\n").split(": ", 1) for line in self.raw(command))
@@ -313,7 +333,7 @@ def median_time(client, command, rounds, expect_songs=None):
     samples = []
     for _ in range(rounds):
         started = time.perf_counter()
-        client.raw(command)
+        client.raw(command, keep=False)
         samples.append(time.perf_counter() - started)
     return statistics.median(samples)
 
