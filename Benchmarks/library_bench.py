@@ -15,8 +15,9 @@ Measured, for each server in turn (MPD first, then NoSignal), on loopback with a
               the mean over SEARCH_TERMS (7 terms of 1 to 10 characters, from no match to a few hundred
               songs) of each term's median of ROUNDS requests, response fully read.
   search-tag  the same for `search title` (one tag) over the same terms.
-  *-first     search, search-tag and find: the first request of each (NoSignal answers a repeated small
-              `find`/`search` from results it keeps until the database changes; the first one is the query).
+  *-first     search, search-tag, find and list: the first request of each (NoSignal answers a repeated
+              small `find`/`search`/`list` from results it keeps until the database changes; the first one
+              is the query).
   count-group `count group artist` on the LARGE database.
   list-artist `list artist` on the LARGE database.
   listallinfo `listallinfo "large/d00"` (a 10,000-song folder, or the whole LARGE library when smaller).
@@ -373,7 +374,7 @@ def timed_rescan(server, expected):
 
 
 METRICS = ("update", "rescan", "update-large", "settle", "search", "search-first", "search-tag", "search-tag-first",
-           "find", "find-first", "list", "list-artist", "count-group", "listallinfo", "add", "playlistinfo", "rss-db",
+           "find", "find-first", "list", "list-first", "list-artist", "list-artist-first", "count-group", "listallinfo", "add", "playlistinfo", "rss-db",
            "rss")
 
 
@@ -413,8 +414,10 @@ def measure(kind, small_tree, large_tree):
             if attempt("find", lambda: median_time(server.client, 'find artist "Artist 042"', ARGS.rounds,
                                                    len(range(42, ARGS.large, 500)))):
                 attempt("find-first", lambda: FIRST['find artist "Artist 042"'])
-            attempt("list", lambda: median_time(server.client, "list album group albumartist", ARGS.rounds))
-            attempt("list-artist", lambda: median_time(server.client, "list artist", ARGS.rounds))
+            if attempt("list", lambda: median_time(server.client, "list album group albumartist", ARGS.rounds)):
+                attempt("list-first", lambda: FIRST["list album group albumartist"])
+            if attempt("list-artist", lambda: median_time(server.client, "list artist", ARGS.rounds)):
+                attempt("list-artist-first", lambda: FIRST["list artist"])
             attempt("count-group", lambda: median_time(server.client, "count group artist", ARGS.rounds))
             folder = '"large/d00"' if ARGS.large >= 10000 else '"large"'
             attempt("listallinfo", lambda: median_time(server.client, f"listallinfo {folder}", ARGS.rounds,

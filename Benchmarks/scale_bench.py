@@ -13,6 +13,7 @@ turn starts on an empty music directory, gets the tree moved in and runs `update
   find     `find artist "Artist 042"`, median of ROUNDS
   find1    its first request
   list     `list album group albumartist`, median of ROUNDS
+  list1    its first request (NoSignal keeps `list` answers of up to 10,000 rows until the database changes)
 The summary prints every row per size with the ratio NoSignal/MPD, so the growth of each cost is visible.
 Generating the 1,000,000-song library takes a few minutes and about 4 GB the first time.
 """
@@ -24,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import library_bench as lb  # noqa: E402
 
-METRICS = ("update", "rss", "search", "search1", "find", "find1", "list")
+METRICS = ("update", "rss", "search", "search1", "find", "find1", "list", "list1")
 
 
 def measure(kind, size, tree, rounds):
@@ -40,6 +41,7 @@ def measure(kind, size, tree, rounds):
                                          len(range(42, size, 500)))
         results["find1"] = lb.FIRST['find artist "Artist 042"']
         results["list"] = lb.median_time(server.client, "list album group albumartist", rounds)
+        results["list1"] = lb.FIRST["list album group albumartist"]
     except (lb.Ack, TimeoutError) as error:
         print(f"  {kind} at {size}: skipped the rest: {error}")
     finally:

@@ -14,6 +14,9 @@ public final class LibraryQueries: Sendable {
     private let generation: (@Sendable () -> UInt64)?
     /// Results of up to 1,000 songs, 8,000 songs in all.
     private let results = GenerationCache<FilterQuery, Song>(largest: 1000, capacity: 8000)
+    /// `list` answers of up to 10,000 rows, 40,000 rows in all: album views ask for the same `list album group
+    /// albumartist` on every visit.
+    private let lists = GenerationCache<ListQuery, [String]>(largest: 10000, capacity: 40000)
 
     public init(writer: any DatabaseWriter) {
         self.writer = writer
@@ -30,6 +33,12 @@ public final class LibraryQueries: Sendable {
     public func cachedSongs(matching query: FilterQuery) -> [Song]? {
         guard let generation else { return nil }
         return results.value(query, generation: generation())
+    }
+
+    /// The rows of `query` when a `list` just like it was answered since the database last changed.
+    public func cachedList(_ query: ListQuery) -> [[String]]? {
+        guard let generation else { return nil }
+        return lists.value(query, generation: generation())
     }
 
     /// Compiles a `=~` pattern as the filter parser's `validateRegex` hook.
@@ -111,11 +120,15 @@ public final class LibraryQueries: Sendable {
         guard let tag = query.tag else {
             return try await uris(matching: query.expression).map { [$0] }
         }
-        return try await read { db in
+        let before = generation?()
+        if let before, let kept = lists.value(query, generation: before) { return kept }
+        let rows = try await read { db in
             let expression = query.expression ?? .and([])
             try Self.checkBase(expression, db)
             return try Self.groupedValues(query.groups + [tag], expression: expression, db)
         }
+        if let before, rows.count <= lists.largest { lists.store(rows, for: query, generation: before) }
+        return rows
     }
 
     // MARK: lookups

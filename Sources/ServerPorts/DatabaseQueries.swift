@@ -25,12 +25,16 @@ public protocol DatabaseQueries: Sendable {
     /// `list TAG … group …`: distinct value tuples, outermost group first and `query.tag` last, sorted bytewise
     /// level by level. For `list file` (`query.tag == nil`) one-element rows of URIs.
     func list(_ query: ListQuery) async throws -> [[String]]
+    /// The rows of `query` when they are at hand without waiting, else nil (as `cachedSongs`).
+    func cachedList(_ query: ListQuery) -> [[String]]?
     /// Whether the database has a song with this URI.
     func songExists(uri: String) async throws -> Bool
 }
 
 extension DatabaseQueries {
     public func cachedSongs(matching query: FilterQuery) -> [Song]? { nil }
+
+    public func cachedList(_ query: ListQuery) -> [[String]]? { nil }
 
     /// For small results: all the songs, then each.
     public func visitSongs(matching query: FilterQuery, _ visit: @escaping @Sendable (Song) -> Bool) async throws {

@@ -190,4 +190,22 @@ import Testing
         #expect(queries.cachedSongs(matching: query) == nil)
         #expect(try await queries.songs(matching: query).map(\.uri).sorted() == ["a/1.flac", "c/3.flac"])
     }
+
+    /// `list` answers too; `list file` (all the URIs) is never kept.
+    @Test func listAnswersAreKeptUntilTheDatabaseChanges() async throws {
+        let fixture = try QueryFixture()
+        try fixture.add("a/1.flac", [(.album, "One"), (.albumArtist, "Alpha")])
+        try fixture.add("b/2.flac", [(.album, "Two"), (.albumArtist, "Beta")])
+        let queries = fixture.queries
+        let query = ListQuery(tag: .album, groups: [.albumArtist])
+        #expect(queries.cachedList(query) == nil)
+        #expect(try await queries.list(query) == [["Alpha", "One"], ["Beta", "Two"]])
+        #expect(queries.cachedList(query) == [["Alpha", "One"], ["Beta", "Two"]])
+        #expect(queries.cachedList(ListQuery(tag: .album)) == nil)
+        _ = try await queries.list(ListQuery(tag: nil))
+        #expect(queries.cachedList(ListQuery(tag: nil)) == nil)
+        try fixture.add("c/3.flac", [(.album, "Three"), (.albumArtist, "Alpha")])
+        #expect(queries.cachedList(query) == nil)
+        #expect(try await queries.list(query) == [["Alpha", "One"], ["Alpha", "Three"], ["Beta", "Two"]])
+    }
 }

@@ -196,7 +196,7 @@ public enum FilterCommand: String, Sendable, CaseIterable {
 }
 
 /// `list TYPE [FILTER] [group TAG]…` (`handle_list`).
-public struct ListQuery: Equatable, Sendable {
+public struct ListQuery: Hashable, Sendable {
     /// The tag to list; `nil` for the deprecated `list file` (which takes no `group`).
     public var tag: TagName?
     /// The `group` tags in MPD's nesting order, outermost first: MPD strips `group` pairs from the end, so the

@@ -32,27 +32,31 @@ enum DatabaseQueryCommands {
         CommandSpec("list", .read, 1...1, unbounded: true) { context, request in
             let queries = try context.requireQueries()
             let query = try FilterParser.parseList(arguments: request.arguments, validateRegex: validator(queries))
-            return .deferred {
-                var response = Response()
-                let rows = try await queries.list(query)
-                guard let tag = query.tag else {
-                    for row in rows { response.add("file", row[0]) }
-                    return response
-                }
-                let names = (query.groups + [tag]).map(\.mpdName)
-                var previous: [String]?
-                for row in rows {
-                    var level = 0
-                    if let previous {
-                        while level < row.count - 1, row[level] == previous[level] { level += 1 }
-                    }
-                    for i in level..<row.count { response.add(names[i], row[i]) }
-                    previous = row
-                }
-                return response
-            }
+            // An answer given since the database last changed is printed at once, without a trip off the event loop.
+            if let rows = queries.cachedList(query) { return .ok(listing(rows, query)) }
+            return .deferred { listing(try await queries.list(query), query) }
         },
     ]
+
+    /// `list`'s rows as MPD prints them: a level's value only where it changes from the row before.
+    private static func listing(_ rows: [[String]], _ query: ListQuery) -> Response {
+        var response = Response()
+        guard let tag = query.tag else {
+            for row in rows { response.add("file", row[0]) }
+            return response
+        }
+        let names = (query.groups + [tag]).map(\.mpdName)
+        var previous: [String]?
+        for row in rows {
+            var level = 0
+            if let previous {
+                while level < row.count - 1, row[level] == previous[level] { level += 1 }
+            }
+            for i in level..<row.count { response.add(names[i], row[i]) }
+            previous = row
+        }
+        return response
+    }
 
     static func validator(_ queries: any DatabaseQueries) -> FilterParser.RegexValidator {
         { pattern, caseless throws(ACKError) in
