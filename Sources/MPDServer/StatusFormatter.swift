@@ -6,6 +6,7 @@ import PlayerRuntime
 enum StatusFormatter {
     static func status(of p: PartitionState, progress: PlaybackProgress? = nil, updatingDB: Int? = nil) -> Response {
         var r = Response()
+        r.reserveCapacity(384) // the whole answer, without growing on the way
         if let volume = p.volume { r.add("volume", volume) }
         r.add("repeat", p.options.repeat ? 1 : 0)
         r.add("random", p.options.random ? 1 : 0)
@@ -14,7 +15,12 @@ enum StatusFormatter {
         r.add("partition", p.name)
         r.add("playlist", p.queue.version)
         r.add("playlistlength", p.queue.count)
-        r.add("mixrampdb", formatFloat(p.options.mixrampDB))
+        // Usually 0 (MPD's default): printed without making a `String` of the float.
+        if p.options.mixrampDB == 0, p.options.mixrampDB.sign == .plus {
+            r.add("mixrampdb", 0)
+        } else {
+            r.add("mixrampdb", formatFloat(p.options.mixrampDB))
+        }
         r.add("state", p.player.state.rawValue)
         r.add("lastloadedplaylist", p.lastLoadedPlaylist ?? "")
         if p.options.crossfade > 0 { r.add("xfade", Int(saturating: p.options.crossfade.rounded())) }
