@@ -129,10 +129,12 @@ struct CurlInputStreamTests {
         #expect(equal, "\(firstDifference(read, body))")
         #expect(tags.map(\.1) == [Song.Tag("Title", "Artist - First"), Song.Tag("Title", "Don't stop 'me' now")])
         // Each title shows up with its audio, not when the network thread received it.
-        #expect(tags.map(\.0).allSatisfy { $0 >= 8000 })
-        // The second title's block follows audio byte 56,000: it shows with the read that crosses that byte.
+        #expect(tags.map(\.0).allSatisfy { $0 >= 8000 } && (tags.first?.0 ?? 0) <= 8000 + 3000)
+        // The second title's block follows audio byte 56,000: it shows with the first read after it arrived, at
+        // most one read (3,000 bytes) past that byte. Exactly one read past it when the reader had taken the audio
+        // up to 56,000 before the block came (seen under CI load: titles at 11,000 and 59,000).
         let last = tags.last?.0 ?? 0
-        #expect(last >= 56_000 && last < 56_000 + 3000,
+        #expect(last >= 56_000 && last <= 56_000 + 3000,
                 "titles at \(tags.map(\.0)), requests \(server.requests.map { $0.rangeStart as Any })")
         #expect(throws: DecoderError.self) { try input.seek(to: 10) }
     }
