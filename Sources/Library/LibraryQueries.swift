@@ -421,7 +421,7 @@ public final class LibraryQueries: Sendable {
 
     /// A song from the `songColumns` of the current row, starting at column `first`.
     static func song(_ row: OpaquePointer, from first: Int32) -> Song {
-        Song(uri: RawColumn.text(row, first) ?? "", tags: SongTagsColumn.decode(row, first + 5),
+        Song(uri: RawColumn.text(row, first) ?? "", packedTags: SongTagsColumn.decode(row, first + 5),
              duration: RawColumn.double(row, first + 1), lastModified: RawColumn.int64(row, first + 2),
              added: RawColumn.int64(row, first + 3), audioFormat: RawColumn.text(row, first + 4))
     }

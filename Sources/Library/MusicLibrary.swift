@@ -306,7 +306,7 @@ public final class MusicLibrary: Sendable {
 
     /// One directory's songs in `song_cmp` order (`WalkOrder.songOrder`), from their tags.
     static func sortSongs(_ songs: [Song]) -> [Song] {
-        func value(_ song: Song, _ name: String) -> String? { song.tags.first { $0.name == name }?.value }
+        func value(_ song: Song, _ name: String) -> String? { song.packedTags.first(named: name) }
         let entries = songs.enumerated().map { index, song in
             WalkOrder.Entry(id: Int64(index), directory: nil, album: value(song, "Album"),
                             disc: WalkOrder.number(value(song, "Disc")), track: WalkOrder.number(value(song, "Track")),

@@ -4,60 +4,28 @@ import GRDBSQLite
 import MPDProtocol
 import PlayerCore
 
-/// A song's tags in one column, `song.tags`, in their stored order. A listing, `add` of a folder or a search
-/// result reads one row per song instead of one row per tag (`add` of a 10,000-song folder read 70,000 tag rows);
-/// `song_tag` keeps the rows for what looks values up: filters, `list`, the search index. Whoever writes a song's
-/// tag rows writes this column in the same transaction (`ScanWriter`, `MusicLibrary.insertTags`, the v12 migration).
-///
-/// Each tag is its `TagName` number (one byte), the value's length in UTF-8 bytes (LEB128), then those bytes.
+/// A song's tags in one column, `song.tags`, in their stored order and in `PackedTags`' form (names as MPD spells
+/// them). A listing, `add` of a folder or a search result reads one row per song instead of one row per tag (`add`
+/// of a 10,000-song folder read 70,000 tag rows) and copies the bytes into the `Song` as they are; `song_tag`
+/// keeps the rows for what looks values up: filters, `list`, the search index. Whoever writes a song's tag rows
+/// writes this column in the same transaction (`ScanWriter`, `MusicLibrary.insertTags`, the v12 migration).
 /// NULL holds no tags.
 enum SongTagsColumn {
     /// The column's value for tags in their stored order (`tag` is a `TagName` raw value).
     static func encode(_ tags: some Sequence<(tag: Int, value: String)>) -> [UInt8]? {
         var bytes: [UInt8] = []
         for (tag, value) in tags {
-            bytes.append(UInt8(truncatingIfNeeded: tag))
-            var length = value.utf8.count
-            while length >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: length) | 0x80)
-                length >>= 7
-            }
-            bytes.append(UInt8(length))
-            bytes.append(contentsOf: value.utf8)
+            guard let name = TagName(rawValue: tag) else { continue }
+            PackedTags.append(name.mpdName.utf8, value.utf8, to: &bytes)
         }
         return bytes.isEmpty ? nil : bytes
     }
 
-    /// The tags of column `column` of the current row (values are stored printable, as `Song.Tag` keeps them).
-    static func decode(_ row: OpaquePointer, _ column: Int32) -> [Song.Tag] {
-        guard let base = sqlite3_column_blob(row, column) else { return [] }
-        return decode(UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(row, column))))
-    }
-
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> [Song.Tag] {
-        var tags: [Song.Tag] = []
-        var index = 0
-        while index < bytes.count {
-            let tag = TagName(rawValue: Int(bytes[index]))
-            index += 1
-            var length = 0
-            var shift = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                length |= Int(byte & 0x7F) << shift
-                shift += 7
-                if byte < 0x80 || shift > 56 { break }
-            }
-            let end = min(bytes.count, index + length)
-            if let tag {
-                if tags.isEmpty { tags.reserveCapacity(8) }
-                tags.append(Song.Tag(name: tag.mpdName, printable: String(
-                    decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)))
-            }
-            index = end
-        }
-        return tags
+    /// The tags of column `column` of the current row.
+    static func decode(_ row: OpaquePointer, _ column: Int32) -> PackedTags {
+        guard let base = sqlite3_column_blob(row, column) else { return PackedTags() }
+        let count = Int(sqlite3_column_bytes(row, column))
+        return PackedTags(bytes: [UInt8](UnsafeRawBufferPointer(start: base, count: count)))
     }
 
     /// Writes the column from the tag rows: of every song that has some (the v12 migration), or of one song.

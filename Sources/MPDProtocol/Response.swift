@@ -22,6 +22,14 @@ public struct Response: Sendable, Equatable {
         key.withUTF8 { key in value.withUTF8 { value in writeLine(key, value) } }
     }
 
+    /// `add` of a value given as its UTF-8 bytes (a song's `PackedTags`).
+    public mutating func add(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>) {
+        if key.utf8.withContiguousStorageIfAvailable({ writeLine($0, value) }) == nil {
+            var key = key
+            key.withUTF8 { writeLine($0, value) }
+        }
+    }
+
     /// Three bulk appends (a `memcpy` each) after one capacity check: a song list is mostly these lines, and
     /// anything per byte or per piece (a uniqueness and capacity check each) was most of its cost.
     private mutating func writeLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {

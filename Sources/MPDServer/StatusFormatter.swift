@@ -91,9 +91,9 @@ enum SongFormatter {
         if let modified = song.lastModified { r.addTime("Last-Modified", unix: modified) }
         if let added = song.added { r.addTime("Added", unix: added) }
         if let format = song.audioFormat { r.add("Format", format) }
-        for tag in song.tags {
-            guard let name = TagName(parsing: tag.name), mask.contains(name) else { continue }
-            r.add(name.mpdName, tag.value)
+        song.packedTags.forEach { name, value in
+            guard let tag = TagName(utf8: name), mask.contains(tag) else { return }
+            r.add(tag.mpdName, utf8: value)
         }
         if let duration {
             r.add("Time", Int(saturating: duration.rounded()))

@@ -16,22 +16,24 @@ import Testing
             (TagName.comment.rawValue, "中文 ♫ 🎵"),
         ]
         let bytes = try #require(SongTagsColumn.encode(tags))
-        let decoded = bytes.withUnsafeBytes { SongTagsColumn.decode($0) }
+        let decoded = PackedTags(bytes: bytes).tags
         #expect(decoded.map(\.name) == tags.map { TagName(rawValue: $0.tag)!.mpdName })
         #expect(decoded.map(\.value) == tags.map(\.value))
+        // The column holds what a `Song` keeps: the same tags packed by the song give the same bytes.
+        #expect(PackedTags(decoded).bytes == bytes)
         #expect(SongTagsColumn.encode([]) == nil)
     }
 
-    /// A value that is not what the encoder writes (a tag number from a newer version, a cut blob) loses that
-    /// tag only, and never reads past the end.
+    /// Bytes that are not what the encoder writes (a length past the end, a cut blob) give the tags before the
+    /// damage, and are never read past their end; a name this version does not know stays a tag (not printed).
     @Test func damagedValuesDecodeWhatTheyCan() throws {
         var bytes = try #require(SongTagsColumn.encode([(TagName.album.rawValue, "Kept")]))
-        bytes += [200, 3] + Array("New".utf8) // an unknown tag
-        bytes += [UInt8(TagName.title.rawValue), 0xFF, 0xFF, 0x7F] + Array("cut".utf8) // longer than what is left
-        let decoded = bytes.withUnsafeBytes { SongTagsColumn.decode($0) }
-        #expect(decoded == [Song.Tag(name: "Album", printable: "Kept"), Song.Tag(name: "Title", printable: "cut")])
+        PackedTags.append(Array("NewTag".utf8), Array("x".utf8), to: &bytes)
+        bytes += [5] + Array("Title".utf8) + [0xFF, 0xFF, 0x7F] + Array("cut".utf8) // longer than what is left
+        let decoded = PackedTags(bytes: bytes).tags
+        #expect(decoded == [Song.Tag(name: "Album", printable: "Kept"), Song.Tag(name: "NewTag", printable: "x")])
         for end in 0...bytes.count {
-            _ = bytes[..<end].withUnsafeBytes { SongTagsColumn.decode($0) }
+            _ = PackedTags(bytes: Array(bytes[..<end])).tags
         }
     }
 
@@ -43,7 +45,7 @@ import Testing
             var columns: [Int64: [Song.Tag]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, tags FROM song") {
                 let data: Data? = row[1]
-                columns[row[0]] = data.map { data in data.withUnsafeBytes { SongTagsColumn.decode($0) } } ?? []
+                columns[row[0]] = data.map { PackedTags(bytes: [UInt8]($0)).tags } ?? []
             }
             var rows: [Int64: [Song.Tag]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT song_id, tag, value FROM song_tag ORDER BY song_id, position") {

@@ -48,3 +48,31 @@ import Testing
         #expect(try matches("(prio >= 3)", priority: 3) && !matches("(prio >= 3)", priority: 2))
     }
 }
+
+/// A song block printed from the song's packed tags: canonical names only, in stored order, within the mask, and
+/// nothing of damaged bytes past the damage.
+@Suite struct SongFormatterTests {
+    @Test func printsPackedTagsInOrderWithinTheMask() {
+        var bytes = PackedTags([Song.Tag("Album", "Kept"), Song.Tag("Title", "Line\nbreak"), Song.Tag("Artist", "A")])
+            .bytes
+        PackedTags.append(Array("NewTag".utf8), Array("x".utf8), to: &bytes)
+        PackedTags.append(Array("genre".utf8), Array("lower-case name".utf8), to: &bytes)
+        bytes += [5] + Array("Title".utf8) + [0xFF, 0xFF, 0x7F] + Array("cut".utf8)
+        let song = Song(uri: "a.flac", packedTags: PackedTags(bytes: bytes), duration: 1.5)
+        var all = Response()
+        SongFormatter.write(song, mask: .all, into: &all)
+        #expect(all.text == """
+            file: a.flac
+            Album: Kept
+            Title: Line break
+            Artist: A
+            Genre: lower-case name
+            Time: 2
+            duration: 1.500
+
+            """)
+        var some = Response()
+        SongFormatter.write(song, mask: TagMask([.artist]), into: &some)
+        #expect(some.text == "file: a.flac\nArtist: A\nTime: 2\nduration: 1.500\n")
+    }
+}

@@ -55,8 +55,14 @@ public struct Song: Equatable, Sendable {
     }
 
     public var uri: String
-    /// In the song's stored order; a multi-valued tag appears once per value.
-    public var tags: [Tag]
+    /// The tags as they are kept (`PackedTags`): what the database loads and the server prints without decoding.
+    public var packedTags: PackedTags
+    /// In the song's stored order; a multi-valued tag appears once per value. Decoded from (and encoded into)
+    /// `packedTags` on each use.
+    public var tags: [Tag] {
+        get { packedTags.tags }
+        set { packedTags = PackedTags(newValue) }
+    }
     /// Seconds, when known.
     public var duration: Double?
     /// UNIX seconds of the file's modification time, when known.
@@ -68,8 +74,14 @@ public struct Song: Equatable, Sendable {
 
     public init(uri: String, tags: [Tag] = [], duration: Double? = nil, lastModified: Int64? = nil,
                 added: Int64? = nil, audioFormat: String? = nil) {
+        self.init(uri: uri, packedTags: PackedTags(tags), duration: duration, lastModified: lastModified,
+                  added: added, audioFormat: audioFormat)
+    }
+
+    public init(uri: String, packedTags: PackedTags, duration: Double? = nil, lastModified: Int64? = nil,
+                added: Int64? = nil, audioFormat: String? = nil) {
         self.uri = uri
-        self.tags = tags
+        self.packedTags = packedTags
         self.duration = duration
         self.lastModified = lastModified
         self.added = added
