@@ -82,8 +82,8 @@ enum OnlineSearch {
     /// and artist (a local file of it).
     static func distinct(_ online: [Song], from local: [Song], matcher: SongMatcher?) -> [Song] {
         func key(_ song: Song) -> String? {
-            let title = song.tags.first { $0.name == "Title" }?.value
-            let artist = song.tags.first { $0.name == "Artist" }?.value
+            let title = song.packedTags.first(named: "Title")
+            let artist = song.packedTags.first(named: "Artist")
             guard let title, let artist else { return nil }
             return (title + "\u{0}" + artist).lowercased()
         }

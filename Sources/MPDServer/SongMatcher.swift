@@ -66,10 +66,11 @@ struct SongMatcher {
         case .any:
             return song.tags.contains { matchesString($0.value, match) }
         case .tag(let tag):
-            let values = song.tags.filter { $0.name == tag.mpdName }
+            let tags = song.tags // decoded once (`PackedTags`)
+            let values = tags.filter { $0.name == tag.mpdName }
             if !values.isEmpty { return values.contains { matchesString($0.value, match) } }
             for fallback in Self.fallbacks(of: tag) {
-                let values = song.tags.filter { $0.name == fallback.mpdName }
+                let values = tags.filter { $0.name == fallback.mpdName }
                 if values.contains(where: { matchesString($0.value, match) }) { return true }
             }
             return match.value.isEmpty
@@ -154,7 +155,7 @@ struct SongMatcher {
 
     private static func key(_ song: Song, _ tag: TagName) -> String {
         for name in [tag] + fallbacks(of: tag) {
-            if let value = song.tags.first(where: { $0.name == name.mpdName }) { return value.value }
+            if let value = song.packedTags.first(named: name.mpdName) { return value }
         }
         return ""
     }

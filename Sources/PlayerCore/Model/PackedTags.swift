@@ -86,3 +86,8 @@ public struct PackedTags: Equatable, Sendable {
         return found
     }
 }
+
+extension PackedTags: CustomStringConvertible {
+    /// The tags, readable (test failures print songs).
+    public var description: String { tags.map { "\($0.name): \($0.value)" }.description }
+}
