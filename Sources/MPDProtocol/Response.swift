@@ -143,8 +143,7 @@ public struct Response: Sendable, Equatable {
 
     /// Appends `key: value\n` with the value's bytes as they are (they may not be UTF-8); newlines become spaces.
     public mutating func add(_ key: String, bytes value: [UInt8]) {
-        var key = key
-        key.withUTF8 { key in value.withUnsafeBufferPointer { value in writeLine(key, value) } }
+        value.withUnsafeBufferPointer { add(key, utf8: $0) }
     }
 
     /// Appends `binary: N\n`, the raw bytes, then `\n` (`Response::WriteBinary`).
