@@ -17,8 +17,8 @@ import Synchronization
 ///   past the usual limit, once.
 /// - Inserting into the `(tag, value)` index costs a random B-tree insert per tag row, about four times what
 ///   building the index from sorted rows costs. Once an update has added more songs than the database held when
-///   it started (the first scan of a library, a new music directory), the index is dropped and built again when
-///   the update ends ("bulk mode"). Queries stay correct meanwhile, only slower; a process killed in between gets
+///   it started (the first scan of a library, a new music directory), or a `rescan` has found a quarter of them
+///   changed, the index is dropped and built again when the update ends ("bulk mode"). Queries stay correct meanwhile, only slower; a process killed in between gets
 ///   the index back when it opens the database (`LibraryDatabase.repairIndexes`).
 final class ScanWriter: @unchecked Sendable {
     private let database: any DatabaseWriter
@@ -35,8 +35,10 @@ final class ScanWriter: @unchecked Sendable {
     /// Songs in the database before the first batch (nil until then), and songs this update added.
     private var songsAtStart: Int?
     private var songsAdded = 0
+    /// Songs that were in the database and this update wrote again because they changed.
+    private var songsRewritten = 0
     private var bulk = false
-    /// A `rescan` of the whole library rewrites every song: bulk mode from the first batch.
+    /// A `rescan` of the whole library reads every song again: bulk mode once a quarter of them has changed.
     private let rewritesEverything: Bool
     /// Set when a batch failed, so the walk stops instead of reading the rest of the library for nothing.
     private let failed = Atomic<Bool>(false)
@@ -104,7 +106,8 @@ final class ScanWriter: @unchecked Sendable {
         for case .song(let index) in batch.operations where batch.files[index].existingID == nil {
             if case .song = batch.songs[index] { newSongs += 1 }
         }
-        let enterBulk = !bulk && (rewritesEverything || songsAdded + newSongs > songsAtStart!)
+        let enterBulk = !bulk && (songsAdded + newSongs > songsAtStart!
+            || (rewritesEverything && songsRewritten > songsAtStart! / 4))
         // Foreign keys cost a lookup per inserted row (every tag row checks its song) but are only needed for the
         // cascades of deletions; the rows inserted here refer to rows that exist by construction.
         let deletes = batch.operations.contains { operation in
@@ -118,26 +121,28 @@ final class ScanWriter: @unchecked Sendable {
         }
         let now = Int64(Date().timeIntervalSince1970)
         var changed = false
+        var rewritten = 0
         var removed: [String] = []
         var created: [String: Int64] = [:]
         try database.writeWithoutTransaction { db in
             if !deletes { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
             defer { if !deletes { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
             try db.inTransaction {
-                try write(batch, db, enterBulk: enterBulk, now: now, changed: &changed, removed: &removed,
-                          created: &created)
+                try write(batch, db, enterBulk: enterBulk, now: now, changed: &changed, rewritten: &rewritten,
+                          removed: &removed, created: &created)
                 return .commit
             }
         }
         if enterBulk { bulk = true }
         songsAdded += newSongs
+        songsRewritten += rewritten
         directoryIDs.merge(created) { _, new in new }
         if changed { modified = true }
         removedSongs.append(contentsOf: removed)
     }
 
     private func write(_ batch: PreparedBatch, _ db: Database, enterBulk: Bool, now: Int64, changed: inout Bool,
-                       removed: inout [String], created: inout [String: Int64]) throws {
+                       rewritten: inout Int, removed: inout [String], created: inout [String: Int64]) throws {
         if enterBulk { try db.execute(sql: "DROP INDEX IF EXISTS \(LibraryDatabase.tagIndexName)") }
         let insertDirectory = try FastStatement(db, """
             INSERT INTO directory (path, parent_id, last_modified, unsorted) VALUES (?, ?, ?, ?)
@@ -160,6 +165,16 @@ final class ScanWriter: @unchecked Sendable {
             UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?, tags = ?,
                 walk_rank = NULL
             WHERE id = ?
+            """)
+        // A song read again unchanged (`rescan`, a file touched but not edited) keeps its tag rows, its rank and its
+        // search entry: what it holds is compared first (`IS`: NULL-safe), so that only what differs is written.
+        let compareSong = try FastStatement(db, """
+            SELECT tags IS ?1 AND directory_id IS ?2,
+                duration IS ?3 AND last_modified IS ?4 AND audio_format IS ?5 AND size IS ?6
+            FROM song WHERE id = ?7
+            """)
+        let updateFile = try FastStatement(db, """
+            UPDATE song SET duration = ?, last_modified = ?, audio_format = ?, size = ? WHERE id = ?
             """)
         let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")
         let insertTag = try FastStatement(db, """
@@ -206,6 +221,27 @@ final class ScanWriter: @unchecked Sendable {
                     let id: Int64
                     var existed = file.existingID != nil
                     if let existing = file.existingID {
+                        compareSong.bind(1, tagsColumn)
+                        compareSong.bind(2, directory)
+                        compareSong.bind(3, duration)
+                        compareSong.bind(4, file.mtime)
+                        compareSong.bind(5, audioFormat)
+                        compareSong.bind(6, file.size)
+                        compareSong.bind(7, existing)
+                        let same = try compareSong.firstRow(db) { (sqlite3_column_int($0, 0) != 0,
+                                                                   sqlite3_column_int($0, 1) != 0) }
+                        if let same, same.0 {
+                            if !same.1 {
+                                updateFile.bind(1, duration)
+                                updateFile.bind(2, file.mtime)
+                                updateFile.bind(3, audioFormat)
+                                updateFile.bind(4, file.size)
+                                updateFile.bind(5, existing)
+                                try updateFile.run(db)
+                            }
+                            continue
+                        }
+                        rewritten += 1
                         updateSong.bind(1, directory)
                         updateSong.bind(2, duration)
                         updateSong.bind(3, file.mtime)
@@ -328,6 +364,15 @@ struct FastStatement {
         guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code, db) }
         sqlite3_reset(handle)
         return true
+    }
+
+    /// Steps a query and reads its first row (nil when it has none).
+    func firstRow<T>(_ db: Database, _ read: (OpaquePointer) -> T) throws -> T? {
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code, db) }
+        let row = code == SQLITE_ROW ? read(handle) : nil
+        sqlite3_reset(handle)
+        return row
     }
 
     /// Steps a statement that returns one integer (`RETURNING id`).

@@ -128,6 +128,60 @@ struct LibraryScanTests {
         #expect(try library.song(uri: "Untagged/new.ogg")?.tags.first?.value == "Solo")
     }
 
+    /// A song read again unchanged keeps what was written for it: its tag rows, its walk rank and its search entry
+    /// (a rescan of a large library rewrote every row); a touched file gets its new time only; a re-tagged file
+    /// is written again whole, even when its time did not change.
+    @Test func songsReadAgainUnchangedAreNotRewritten() throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        library.database.stopIndexing()
+        try library.database.catchUpIndexes()
+        /// Written songs wait for the indexer: their rank is NULL and their id is in the search index's queue.
+        struct Stored: Equatable { var rank: Int64?; var ranked: Int; var pending: Int; var modified: Int64? }
+        func stored(_ uri: String) throws -> Stored {
+            try library.database.writer.read { db in
+                let row = try #require(try Row.fetchOne(db, sql: "SELECT walk_rank, last_modified FROM song WHERE uri = ?",
+                                                        arguments: [uri]))
+                return Stored(rank: row["walk_rank"],
+                              ranked: try Int.fetchOne(db, sql: "SELECT count(*) FROM song WHERE walk_rank IS NOT NULL")!,
+                              pending: try Int.fetchOne(db, sql: "SELECT count(*) FROM search_pending")!,
+                              modified: row["last_modified"])
+            }
+        }
+        let before = try stored("root.ogg")
+        #expect(before.rank != nil && before.pending == 0)
+        // A rescan reads every file again and announces a change, as MPD's does, but writes nothing.
+        #expect(try library.runUpdate(uri: "", discard: true))
+        #expect(try stored("root.ogg") == before)
+        // A touched file: its time only; the ranks and the search index stay.
+        let path = fixture.music + "/root.ogg"
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                              ofItemAtPath: path)
+        #expect(try library.runUpdate(uri: "", discard: false))
+        var expected = before
+        expected.modified = 1_700_000_000
+        #expect(try stored("root.ogg") == expected)
+        // Re-tagged with the same time: a rescan writes the song again (its rank and search entry wait for the
+        // indexer) and its new title is what a listing shows.
+        let retagged = fixture.root.appendingPathComponent("retagged.ogg").path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path, "-map", "0",
+                            "-c", "copy", "-metadata:s:a:0", "TITLE=Renamed Tune", retagged]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        #expect(ffmpeg.terminationStatus == 0)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: retagged, toPath: path)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                              ofItemAtPath: path)
+        #expect(try library.runUpdate(uri: "", discard: true))
+        let after = try stored("root.ogg")
+        #expect(after.rank == nil && after.pending == 1 && after.ranked == before.ranked - 1)
+        #expect(after.modified == 1_700_000_000)
+        #expect(try fixture.song("root.ogg").tags.contains { $0.name == "Title" && $0.value == "Renamed Tune" })
+    }
+
     /// One-level listings are kept while the database is unchanged and read again after any commit: an update
     /// that adds, changes or removes a song, and a change of tags.
     @Test func listingsAreKeptUntilTheDatabaseChanges() throws {
