@@ -26,6 +26,8 @@ public struct Song: Equatable, Sendable {
 
         /// Text from a file's bytes as MPD reads it (`fix_utf8`): a byte that cannot start a UTF-8 sequence, or one
         /// whose sequence is cut short or broken, becomes `?`; decoding goes on from the byte after it.
+        /// Inlinable: the tag readers get it specialised for their bytes.
+        @inlinable
         public static func text(_ bytes: some Collection<UInt8>) -> String {
             if let valid = String(validating: bytes, as: UTF8.self) { return valid }
             var repaired = Array(bytes)
