@@ -1,3 +1,4 @@
+import Glibc
 import MPDProtocol
 import PlayerCore
 
@@ -6,6 +7,9 @@ import PlayerCore
 /// filters to SQL instead; both follow the rules documented on `FilterExpression`.
 struct SongMatcher {
     let expression: FilterExpression
+    /// `expression` with the needles of case-insensitive comparisons folded once (`matchesString` takes them so),
+    /// not once per value.
+    private let folded: FilterExpression
     /// Compiled once per pattern and case mode, not once per song.
     private let regexes: [StringMatch: Regex<AnyRegexOutput>]
 
@@ -13,6 +17,17 @@ struct SongMatcher {
         // A client may nest `(!` thousands deep: walk the tree MPD would, not that one, for every song.
         let expression = expression.optimized()
         self.expression = expression
+        func fold(_ e: FilterExpression) -> FilterExpression {
+            switch e {
+            case .tag(let selector, var match) where match.foldCase && match.kind != .regex:
+                match.value = Self.fold(match.value)
+                return .tag(selector, match)
+            case .not(let inner): return .not(fold(inner))
+            case .and(let all): return .and(all.map(fold))
+            default: return e
+            }
+        }
+        self.folded = fold(expression)
         var regexes: [StringMatch: Regex<AnyRegexOutput>] = [:]
         func collect(_ e: FilterExpression) {
             switch e {
@@ -29,11 +44,11 @@ struct SongMatcher {
         self.regexes = regexes
     }
 
-    func matches(_ item: Queue.Item) -> Bool { matches(expression, item.song, priority: item.priority) }
+    func matches(_ item: Queue.Item) -> Bool { matches(folded, item.song, priority: item.priority) }
 
-    func matches(_ song: Song, priority: UInt8 = 0) -> Bool { matches(expression, song, priority: priority) }
+    func matches(_ song: Song, priority: UInt8 = 0) -> Bool { matches(folded, song, priority: priority) }
 
-    func matches(_ expression: FilterExpression, _ song: Song, priority: UInt8) -> Bool {
+    private func matches(_ expression: FilterExpression, _ song: Song, priority: UInt8) -> Bool {
         switch expression {
         case .tag(let selector, let match):
             return matchesWithoutNegation(selector, match, song) != match.negated
@@ -58,22 +73,88 @@ struct SongMatcher {
     }
 
     /// `TagSongFilter::Match` before negation: any value of the tag (or of its fallbacks when the song lacks it)
-    /// matches; a song without the tag matches an empty value.
+    /// matches; a song without the tag matches an empty value. Values are compared on the song's packed bytes.
     private func matchesWithoutNegation(_ selector: TagSelector, _ match: StringMatch, _ song: Song) -> Bool {
         switch selector {
         case .file:
             return matchesString(song.uri, match)
         case .any:
-            return song.tags.contains { matchesString($0.value, match) }
+            var matched = false
+            song.packedTags.forEach { _, value in
+                if !matched, matchesValue(value, match) { matched = true }
+            }
+            return matched
         case .tag(let tag):
-            let tags = song.tags // decoded once (`PackedTags`)
-            let values = tags.filter { $0.name == tag.mpdName }
-            if !values.isEmpty { return values.contains { matchesString($0.value, match) } }
-            for fallback in Self.fallbacks(of: tag) {
-                let values = tags.filter { $0.name == fallback.mpdName }
-                if values.contains(where: { matchesString($0.value, match) }) { return true }
+            let own = scan(song.packedTags, tag, match)
+            if own.has { return own.matched }
+            for fallback in Self.fallbacks(of: tag) where scan(song.packedTags, fallback, match).matched {
+                return true
             }
             return match.value.isEmpty
+        }
+    }
+
+    /// Whether the tags hold tag `name`, and whether one of its values matches.
+    private func scan(_ tags: PackedTags, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
+        var has = false
+        var matched = false
+        var wanted = name.mpdName
+        wanted.withUTF8 { wanted in
+            tags.forEach { tagName, value in
+                guard !matched, Self.equal(tagName, wanted) else { return }
+                has = true
+                if matchesValue(value, match) { matched = true }
+            }
+        }
+        return (has, matched)
+    }
+
+    private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// `matchesString` on a value's bytes: an ASCII value folds by lowering its letters as it is compared, so only
+    /// a value with other characters (or a regular expression) is made a string.
+    private func matchesValue(_ value: UnsafeBufferPointer<UInt8>, _ match: StringMatch) -> Bool {
+        if match.kind == .regex || (match.foldCase && value.contains { $0 >= 0x80 }) {
+            return matchesString(String(decoding: value, as: UTF8.self), match)
+        }
+        var needle = match.value
+        return needle.withUTF8 { Self.compare(value, $0, match.kind, lowering: match.foldCase) }
+    }
+
+    /// `StringFilter::MatchWithoutNegation`, for a match from `folded` (a case-insensitive needle is folded).
+    /// Bytes are compared, as MPD compares them (`strcmp`, `strstr`).
+    private func matchesString(_ value: String, _ match: StringMatch) -> Bool {
+        if match.kind == .regex {
+            guard let regex = regexes[match] else { return false }
+            return (try? regex.firstMatch(in: value)) != nil
+        }
+        var value = match.foldCase ? Self.fold(value) : value
+        var needle = match.value
+        return value.withUTF8 { value in
+            needle.withUTF8 { Self.compare(value, $0, match.kind, lowering: false) }
+        }
+    }
+
+    /// `==`, `starts_with` or `contains` of `needle` in `value`; `lowering` lowers ASCII letters of the value.
+    private static func compare(_ value: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>,
+                                _ kind: StringMatch.Kind, lowering: Bool) -> Bool {
+        func equal(at start: Int) -> Bool {
+            for index in 0..<needle.count {
+                var byte = value[start + index]
+                if lowering, byte >= 0x41, byte <= 0x5A { byte |= 0x20 }
+                if byte != needle[index] { return false }
+            }
+            return true
+        }
+        switch kind {
+        case .equals: return value.count == needle.count && equal(at: 0)
+        case .startsWith: return value.count >= needle.count && equal(at: 0)
+        case .contains, .regex:
+            guard needle.count <= value.count else { return false }
+            for start in 0...(value.count - needle.count) where equal(at: start) { return true }
+            return false
         }
     }
 
@@ -82,23 +163,6 @@ struct SongMatcher {
         switch tag {
         case .albumArtistSort: [.albumArtist, .artistSort, .artist]
         default: tag.fallback.map { [$0] } ?? []
-        }
-    }
-
-    /// `StringFilter::MatchWithoutNegation`.
-    func matchesString(_ value: String, _ match: StringMatch) -> Bool {
-        switch match.kind {
-        case .regex:
-            guard let regex = regexes[match] else { return false }
-            return (try? regex.firstMatch(in: value)) != nil
-        case .equals, .contains, .startsWith:
-            let v = match.foldCase ? Self.fold(value) : value
-            let m = match.foldCase ? Self.fold(match.value) : match.value
-            switch match.kind {
-            case .equals: return v == m
-            case .contains: return m.isEmpty || v.contains(m)
-            default: return v.hasPrefix(m)
-            }
         }
     }
 

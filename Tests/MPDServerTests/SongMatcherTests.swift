@@ -47,6 +47,29 @@ import Testing
         #expect(try matches("((Artist == 'Alpha') AND (Title == 'Straße'))"))
         #expect(try matches("(prio >= 3)", priority: 3) && !matches("(prio >= 3)", priority: 2))
     }
+
+    /// Values are compared as MPD compares them, byte by byte (`strcmp`, `strstr`, after folding for the
+    /// case-insensitive forms), not as Swift compares strings (canonical equivalence, whole characters). ASCII
+    /// values fold by lowering their letters as they are compared; others through the canonical form.
+    @Test func valuesCompareAsBytes() throws {
+        let song = Song(uri: "x.flac", tags: [Song.Tag("Title", "Cafe\u{301} Noir"), Song.Tag("Album", "ABC Mixed Case"),
+                                            Song.Tag("Artist", "Ägypten")])
+        func matches(_ filter: String, fold: Bool = false) throws -> Bool {
+            SongMatcher(try FilterParser.parse(arguments: [filter], foldCase: fold)).matches(song)
+        }
+        // A decomposed é is not the precomposed one, and its base letter is found inside it.
+        #expect(try !matches("(Title == 'Caf\u{E9} Noir')"))
+        #expect(try matches("(Title == 'Cafe\u{301} Noir')"))
+        #expect(try matches("(Title contains 'Cafe')") && matches("(Title starts_with 'Cafe')"))
+        // Case-insensitive: ASCII values with any case of the needle; non-ASCII through folding.
+        #expect(try matches("(Album contains 'c mIXED')", fold: true) && !matches("(Album contains 'c mIXED')"))
+        #expect(try matches("(Album == 'abc mixed case')", fold: true) && matches("(Album starts_with 'aBc')", fold: true))
+        #expect(try !matches("(Album contains 'mixed cases')", fold: true) && !matches("(Album == 'abc mixed')", fold: true))
+        #expect(try matches("(Artist contains 'ÄGY')", fold: true) && matches("(Artist == 'ägypten')", fold: true))
+        #expect(try !matches("(Artist contains 'ägy')"))
+        #expect(try matches("(any contains 'noir')", fold: true) && !matches("(any contains 'noirs')", fold: true))
+        #expect(try matches("(Album contains '')") && matches("(Genre contains '')"))
+    }
 }
 
 /// A song block printed from the song's packed tags: canonical names only, in stored order, within the mask, and
