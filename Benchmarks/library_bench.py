@@ -25,6 +25,9 @@ Measured, for each server in turn (MPD first, then NoSignal), on loopback with a
   find        `find artist "Artist 042"` on the LARGE database (exact match, LARGE/500 results).
   list        `list album group albumartist` on the LARGE database (what ncmpcpp's media library does).
   playlistinfo `playlistinfo` of a QUEUE-song queue (the queue is built with one `add` of a folder).
+  playlistfind `playlistfind artist "Artist 042"` on that queue (exact match: QUEUE/500 results).
+  playlistsearch `playlistsearch any` on that queue: the mean over SEARCH_TERMS, as `search` (a scan in both
+              servers: the queue has no index).
   rss         VmRSS of the server process (/proc/PID/status) with the LARGE database loaded, after the
               queries and with the QUEUE-song queue.
 
@@ -374,7 +377,7 @@ def timed_rescan(server, expected):
 
 
 METRICS = ("update", "rescan", "update-large", "settle", "search", "search-first", "search-tag", "search-tag-first",
-           "find", "find-first", "list", "list-first", "list-artist", "list-artist-first", "count-group", "listallinfo", "add", "playlistinfo", "rss-db",
+           "find", "find-first", "list", "list-first", "list-artist", "list-artist-first", "count-group", "listallinfo", "add", "playlistinfo", "playlistfind", "playlistsearch", "rss-db",
            "rss")
 
 
@@ -431,7 +434,11 @@ def measure(kind, small_tree, large_tree):
                 if length != min(ARGS.queue, ARGS.large):
                     raise Ack(f"the queue has {length} songs")
                 return median_time(server.client, "playlistinfo", ARGS.rounds, length)
-            attempt("playlistinfo", queue)
+            if attempt("playlistinfo", queue):
+                queued = min(ARGS.queue, ARGS.large)
+                attempt("playlistfind", lambda: median_time(server.client, 'playlistfind artist "Artist 042"',
+                                                            ARGS.rounds, len(range(42, queued, 500))))
+                attempt("playlistsearch", lambda: mean_search_time(server.client, "playlistsearch any", ARGS.rounds))
             attempt("rss", server.rss_kib)
         else:
             for metric in METRICS[METRICS.index("update-large") + 1:]:

@@ -79,11 +79,13 @@ struct SongMatcher {
         case .file:
             return matchesString(song.uri, match)
         case .any:
-            var matched = false
-            song.packedTags.forEach { _, value in
-                if !matched, matchesValue(value, match) { matched = true }
+            return song.packedTags.bytes.withUnsafeBufferPointer { all in
+                var index = 0
+                while index < all.count, PackedTags.field(all, &index) != nil, let value = PackedTags.field(all, &index) {
+                    if matchesValue(value, match) { return true }
+                }
+                return false
             }
-            return matched
         case .tag(let tag):
             let own = scan(song.packedTags, tag, match)
             if own.has { return own.matched }
@@ -94,19 +96,23 @@ struct SongMatcher {
         }
     }
 
-    /// Whether the tags hold tag `name`, and whether one of its values matches.
+    /// Whether the tags hold tag `name`, and whether one of its values matches. A plain loop over the bytes: with a
+    /// closure per tag, retaining what it captured cost more than the comparisons.
     private func scan(_ tags: PackedTags, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
-        var has = false
-        var matched = false
         var wanted = name.mpdName
-        wanted.withUTF8 { wanted in
-            tags.forEach { tagName, value in
-                guard !matched, Self.equal(tagName, wanted) else { return }
-                has = true
-                if matchesValue(value, match) { matched = true }
+        return wanted.withUTF8 { wanted in
+            tags.bytes.withUnsafeBufferPointer { all in
+                var has = false
+                var index = 0
+                while index < all.count, let tagName = PackedTags.field(all, &index),
+                      let value = PackedTags.field(all, &index) {
+                    guard Self.equal(tagName, wanted) else { continue }
+                    has = true
+                    if matchesValue(value, match) { return (true, true) }
+                }
+                return (has, false)
             }
         }
-        return (has, matched)
     }
 
     private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

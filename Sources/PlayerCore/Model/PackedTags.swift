@@ -40,6 +40,8 @@ public struct PackedTags: Equatable, Sendable {
     }
 
     /// Each tag's name and value bytes, in order; stops where the bytes are damaged (a length past the end).
+    /// Inlinable: filters and formatters in other modules run it per song.
+    @inlinable
     public func forEach(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         try bytes.withUnsafeBufferPointer { all in
             var index = 0
@@ -50,7 +52,10 @@ public struct PackedTags: Equatable, Sendable {
         }
     }
 
-    private static func field(_ all: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> UnsafeBufferPointer<UInt8>? {
+    /// The field (a name or a value) at `index` of packed bytes, moving `index` past it; nil where the bytes are
+    /// damaged. For loops that must not go through a closure per tag (`SongMatcher`).
+    @inlinable
+    public static func field(_ all: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> UnsafeBufferPointer<UInt8>? {
         var length = 0
         var shift = 0
         while index < all.count {
