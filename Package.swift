@@ -42,6 +42,9 @@ let package = Package(
         // The pure centre.
         .target(name: "MPDProtocol", dependencies: ["CICUText"], swiftSettings: swiftSettings),
         .target(name: "PlayerCore", swiftSettings: swiftSettings),
+        /// Lyrics as one model (synced lines with word timings, translation and romanization, or plain text) and the
+        /// formats they come in: LRC (sidecar files, embedded tags), NetEase's `lrc`/`tlyric`/`romalrc`/`yrc`.
+        .target(name: "Lyrics", swiftSettings: swiftSettings),
         /// The server's ports: what the protocol needs of a music database, stored playlists, stickers and a streaming
         /// catalogue, with the values they exchange and the errors they throw. The edges implement them; the server
         /// and the wiring only see these.
@@ -73,6 +76,16 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        /// The HTTP server (`http_port`): the now-playing page, its JSON API and events, Cantata's `.lyrics` and cover
+        /// paths. It speaks to the player through the protocol server's own sessions (every command and answer is
+        /// MPD's), and takes lyrics from a `LyricsProvider` the composition root builds.
+        .target(name: "WebServer", dependencies: [
+            "MPDProtocol", "PlayerCore", "PlayerRuntime", "MPDServer", "Lyrics",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         /// The configuration file (MPD syntax) and its typed model. Pure, so it is unit-tested;
         /// the executable only wires it up.
         .target(name: "NoSignalConfig", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
@@ -82,14 +95,14 @@ let package = Package(
         // synced collection; the glue between the NetEase client, the library and the server's ports. It knows the
         // ports, not the server, and takes its settings as a value (`NetEaseLibrary.Settings`), not the configuration.
         .target(name: "NetEaseLibrary", dependencies: [
-            "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "Library", "NetEase",
+            "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "Library", "NetEase", "Lyrics",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         /// The live server built from a configuration: every edge wired to the server's ports. A library, so that
         /// the executable and the whole-server protocol fuzzer run the same wiring.
         .target(name: "NoSignalApp", dependencies: [
             "CMalloc", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "MPDServer", "NoSignalConfig",
-            "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs",
+            "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs", "Lyrics", "WebServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -121,6 +134,7 @@ let package = Package(
 
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "LyricsTests", dependencies: ["Lyrics"], swiftSettings: swiftSettings),
         .testTarget(name: "PlayerRuntimeTests", dependencies: ["PlayerRuntime", "PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "MPDServerTests", dependencies: [
             "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "MPDTesting", "Library",

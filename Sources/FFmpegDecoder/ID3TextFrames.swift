@@ -7,18 +7,25 @@ import Foundation
 enum ID3TextFrames {
     /// Frame ID → values, in the file's order. Empty when the file has no ID3v2 tag at its start.
     static func read(path: String) -> [String: [String]] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [:] }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 10), header.count == 10 else { return [:] }
-        let head = [UInt8](header)
-        guard head[0] == 0x49, head[1] == 0x44, head[2] == 0x33, head[3] == 3 || head[3] == 4 else { return [:] }
-        let size = syncsafe(head[6..<10])
-        guard size > 0, size <= 16 << 20, let body = try? handle.read(upToCount: size) else { return [:] }
-        var frames = parse(version: head[3], flags: head[5], body: [UInt8](body))
+        guard let tag = tag(path: path) else { return [:] }
+        var frames = parse(version: tag.version, flags: tag.flags, body: tag.body)
         // A tag without a single frame (ffmpeg writes one, all padding) is as good as none.
         guard frames[frameCountKey] != nil else { return [:] }
-        frames[versionKey] = [String(head[3])]
+        frames[versionKey] = [String(tag.version)]
         return frames
+    }
+
+    /// The ID3v2.3/v2.4 tag at the start of the file at `path`: its major version, its flags and the bytes after
+    /// its 10-byte header (at most 16 MiB; fewer when the file ends first). nil when there is none.
+    static func tag(path: String) -> (version: UInt8, flags: UInt8, body: [UInt8])? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 10), header.count == 10 else { return nil }
+        let head = [UInt8](header)
+        guard head[0] == 0x49, head[1] == 0x44, head[2] == 0x33, head[3] == 3 || head[3] == 4 else { return nil }
+        let size = syncsafe(head[6..<10])
+        guard size > 0, size <= 16 << 20, let body = try? handle.read(upToCount: size) else { return nil }
+        return (head[3], head[5], [UInt8](body))
     }
 
     /// Pseudo frames in `parse`'s and `read`'s answer: the tag's major version (`3` or `4`), and the number of
@@ -28,6 +35,30 @@ enum ID3TextFrames {
     static let taggingKey = "tagging"
 
     static func parse(version: UInt8, flags: UInt8, body: [UInt8]) -> [String: [String]] {
+        var frames: [String: [String]] = [:]
+        forEachFrame(version: version, flags: flags, body: body) { name, format, frame in
+            frames[frameCountKey] = [String((frames[frameCountKey]?.first).flatMap { Int($0) }.map { $0 + 1 } ?? 1)]
+            if name.hasPrefix("T") || name == "COMM" || name == "UFID" { frames[taggingKey] = ["1"] }
+            guard name.hasPrefix("T"), name != "TXXX" else { return }
+            var content = Array(frame)
+            if version == 4 {
+                if format & 0x0C != 0 { return }  // compressed or encrypted
+                if format & 0x02 != 0 { content = resynchronised(content) }
+                if format & 0x01 != 0 { content = Array(content.dropFirst(4)) }  // data length indicator
+            }
+            let values = strings(content)
+            if !values.isEmpty { frames[name, default: []] += values }
+        }
+        return frames
+    }
+
+    /// Calls `visit` with each frame of a tag's `body` in the file's order: its ID, its second flag byte (the
+    /// format flags) and its content as stored. A v2.3 tag's unsynchronisation is undone first and an extended
+    /// header skipped; a frame's own flags (v2.4 unsynchronisation, data length indicator, grouping, compression,
+    /// encryption) are the caller's to read. The walk ends at padding, at an ID that is not four capitals or
+    /// digits, and at a frame that is empty or claims more bytes than the tag holds.
+    static func forEachFrame(version: UInt8, flags: UInt8, body: [UInt8],
+                             _ visit: (_ id: String, _ format: UInt8, _ content: ArraySlice<UInt8>) -> Void) {
         var data = body
         if version == 3, flags & 0x80 != 0 { data = resynchronised(data) }
         var index = 0
@@ -36,7 +67,6 @@ enum ID3TextFrames {
             let size = version == 4 ? syncsafe(data[0..<4]) : Int(bigEndian: data[0..<4]) + 4
             index = size
         }
-        var frames: [String: [String]] = [:]
         while index + 10 <= data.count {
             let id = data[index..<index + 4]
             guard id.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }) else { break }
@@ -45,20 +75,8 @@ enum ID3TextFrames {
             let start = index + 10
             index = start + size
             guard size > 0, index <= data.count else { break }
-            let name = String(decoding: id, as: UTF8.self)
-            frames[frameCountKey] = [String((frames[frameCountKey]?.first).flatMap { Int($0) }.map { $0 + 1 } ?? 1)]
-            if name.hasPrefix("T") || name == "COMM" || name == "UFID" { frames[taggingKey] = ["1"] }
-            guard name.hasPrefix("T"), name != "TXXX" else { continue }
-            var content = Array(data[start..<index])
-            if version == 4 {
-                if format & 0x0C != 0 { continue }  // compressed or encrypted
-                if format & 0x02 != 0 { content = resynchronised(content) }
-                if format & 0x01 != 0 { content = Array(content.dropFirst(4)) }  // data length indicator
-            }
-            let values = strings(content)
-            if !values.isEmpty { frames[name, default: []] += values }
+            visit(String(decoding: id, as: UTF8.self), format, data[start..<index])
         }
-        return frames
     }
 
     /// A text frame's strings: its encoding byte, then strings separated by NUL (two NUL bytes in UTF-16).

@@ -13,6 +13,7 @@ import Foundation
 ///   `freeTrialInfo {start:0,end:3}` and a URL serving a `trialSeconds`-long clip, while its `dt` is the whole
 ///   song's. Only reachable by id (`song_detail`, `song_url`, lyrics): no album, playlist, search or FM lists it,
 ///   so every listing stays as it was.
+/// - `instrumentalSongID` 5_000_032 and `uncollectedSongID` 5_000_044: no lyrics (`nolyric`, `uncollected`).
 /// - `gainSongID` 5_000_022 (gain -6.5 dB, peak 0.9) and 5_000_033 (gain +2.5 dB, peak 0.6): non-zero
 ///   loudness normalisation in `song_url`; every other song has gain 0 and peak 1.
 public struct DemoCatalog: Sendable {
@@ -108,6 +109,12 @@ public struct DemoCatalog: Sendable {
     public static let demoPhone = "13800000000"
     public static let demoPassword = "nosignal"
 
+    /// A catalog song's timed lyric lines (ms): its title at 1 s, two more lines 1.5 s apart, and an empty line a
+    /// second before the song ends (every song is at least 6 s long).
+    public static func lyricLines(of song: Song) -> [(start: Int, text: String)] {
+        [(1000, song.name), (2500, "\(song.name) ♪"), (4000, "la la la"), (mediaSeconds[song.media] * 1000 - 1000, "")]
+    }
+
     /// Durations of the generated audio files (`MediaFiles`), one per `Song.media`.
     public static let mediaSeconds = [6, 7, 8, 9]
     /// Length of the trial clips (`MediaFiles.clip`), the `end` of `trialSongID`'s `freeTrialInfo`.
@@ -117,6 +124,9 @@ public struct DemoCatalog: Sendable {
     public static let trialSongID = 5_000_801
     public static let gainSongID = 5_000_022
     public static let unavailableSongID = 5_000_045
+    /// `lyric`/`lyric_new` answer `nolyric` (instrumental) for this song, `uncollected` for the other.
+    public static let instrumentalSongID = 5_000_032
+    public static let uncollectedSongID = 5_000_044
     /// The demo account's liked-songs playlist (`specialType` 5), the only one heartbeat mode accepts.
     public static let likedPlaylistID = 2_000_000_000
 

@@ -432,34 +432,47 @@ extension FakeNetEaseServer {
         return Reply(json: ["data": entries, "code": 200])
     }
 
+    /// `lyric` and `lyric_new`. Every catalog song has timed lines (a credit line at 0, its title at 1 s, two more
+    /// 1.5 s apart, an empty line a second before its end) with a translation of each; the Japanese and Korean
+    /// artists' songs also a romanization. `lyric_new` adds the word-timed `yrc` (one word per character, each line
+    /// 1.4 s long) with `ytlrc`/`yromalrc` on its times. `instrumentalSongID` answers `nolyric`,
+    /// `uncollectedSongID` and cloud uploads `uncollected` (no lyric yet), as NetEase does.
     static func lyric(_ context: Context) -> Reply {
         guard let id = context.int("id") else { return .code(400, "参数错误") }
-        guard let song = context.catalog.songs[id], !song.cloud else {
-            return Reply(json: ["sgc": false, "sfy": false, "qfy": false, "nolyric": true, "uncollected": true,
+        guard let song = context.catalog.songs[id], !song.cloud, id != DemoCatalog.uncollectedSongID else {
+            return Reply(json: ["sgc": true, "sfy": false, "qfy": false, "needDesc": true, "uncollected": true,
                                 "code": 200])
         }
+        if id == DemoCatalog.instrumentalSongID {
+            return Reply(json: ["sgc": false, "sfy": false, "qfy": false, "nolyric": true, "code": 200])
+        }
         let artist = song.artistIDs.compactMap { context.catalog.artists[$0]?.name }.joined(separator: "/")
-        let seconds = DemoCatalog.mediaSeconds[song.media]
-        let lines = [(0, "作词 : \(artist)"), (1, song.name), (3, "\(song.name) ♪"), (seconds - 1, "")]
-        func stamp(_ s: Int) -> String { String(format: "[00:%02d.00]", s) }
-        let lrc = lines.map { stamp($0.0) + $0.1 + "\n" }.joined()
+        let lines = DemoCatalog.lyricLines(of: song)
+        let romanized = song.artistIDs.contains { [2002, 2005].contains($0) }
+        func stamp(_ ms: Int) -> String { String(format: "[%02d:%02d.%02d]", ms / 60000, ms / 1000 % 60, ms % 1000 / 10) }
+        let credit = "作词 : \(artist)"
+        let lrc = stamp(0) + credit + "\n" + lines.map { stamp($0.start) + $0.text + "\n" }.joined()
+        let translation = "[by:demo_translator]\n"
+            + lines.filter { !$0.text.isEmpty }.map { stamp($0.start) + "(translation) \($0.text)\n" }.joined()
+        let romanization = romanized
+            ? lines.filter { !$0.text.isEmpty }.map { stamp($0.start) + "(romaji) \($0.text)\n" }.joined() : ""
+        func text(_ version: Int, _ lyric: String) -> [String: Any] { ["version": lyric.isEmpty ? 0 : version, "lyric": lyric] }
         var json: [String: Any] = [
             "sgc": false, "sfy": false, "qfy": false,
-            "lrc": ["version": 3, "lyric": lrc] as [String: Any],
-            "klyric": ["version": 0, "lyric": ""] as [String: Any],
-            "tlyric": ["version": 1, "lyric": stamp(1) + "(translation) \(song.name)\n"] as [String: Any],
-            "romalrc": ["version": 0, "lyric": ""] as [String: Any],
+            "lrc": text(3, lrc), "klyric": text(0, ""), "tlyric": text(1, translation), "romalrc": text(2, romanization),
             "code": 200,
         ]
         if context.path.hasSuffix("/v1") {
-            // lyric_new: word-timed yrc lines, one word per character of the title.
-            let characters = Array(song.name)
-            let step = max(1, 2000 / max(1, characters.count))
-            let words = characters.enumerated().map { "(\(1000 + $0.offset * step),\(step),0)\($0.element)" }.joined()
-            json["yrc"] = ["version": 1, "lyric": #"{"t":0,"c":[{"tx":"作词: "},{"tx":"\#(artist)"}]}"# + "\n"
-                + "[1000,\(characters.count * step)]\(words)\n"] as [String: Any]
-            json["ytlrc"] = ["version": 0, "lyric": ""] as [String: Any]
-            json["yromalrc"] = ["version": 0, "lyric": ""] as [String: Any]
+            let yrc = lines.filter { !$0.text.isEmpty }.map { line -> String in
+                let characters = Array(line.text)
+                let step = 1400 / max(1, characters.count)
+                let words = characters.enumerated()
+                    .map { "(\(line.start + $0.offset * step),\(step),0)\($0.element)" }.joined()
+                return "[\(line.start),1400]\(words)\n"
+            }.joined()
+            json["yrc"] = text(1, #"{"t":0,"c":[{"tx":"作词: "},{"tx":"\#(artist)"}]}"# + "\n" + yrc)
+            json["ytlrc"] = text(1, translation)
+            json["yromalrc"] = text(1, romanization)
             json["nolyric"] = false
             json["uncollected"] = false
         }

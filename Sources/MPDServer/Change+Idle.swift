@@ -3,7 +3,7 @@ import PlayerCore
 
 extension Change {
     /// The one table from state changes to MPD idle subsystems (`Partition::OnQueueModified` and friends).
-    var idleSubsystems: IdleSubsystems {
+    public var idleSubsystems: IdleSubsystems {
         switch kind {
         case .queue: .playlist
         case .player: .player

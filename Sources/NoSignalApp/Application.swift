@@ -15,6 +15,7 @@ import NoSignalConfig
 import PlayerCore
 import PlayerRuntime
 import ServerPorts
+import WebServer
 
 /// Builds the live services from the configuration and runs them until SIGINT/SIGTERM or `kill`.
 public struct Application {
@@ -121,6 +122,13 @@ public struct Application {
                                     requestShutdown: { shutdown.trigger() })
         service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
         self.shutdown = shutdown
+        let lyrics = LyricsService(
+            musicDirectory: library == nil ? nil : config.musicDirectory,
+            netease: neteaseService.map { NetEaseLyricsSource(service: $0, cacheDirectory: config.cacheDirectory, logger: logger) })
+        self.lyrics = lyrics
+        web = config.httpPort.map { _ in
+            WebServer(router: Router(bridge: ProtocolBridge(server: context), lyrics: lyrics), logger: logger)
+        }
     }
 
     /// What the protocol server takes from the configuration.
@@ -208,6 +216,9 @@ public struct Application {
     private let catalog: NetEaseCatalog?
     private let scrobbler: NetEaseScrobbler?
     private let netEaseDecoders: NetEaseDecoderFactory?
+    private let lyrics: LyricsService
+    /// The HTTP server, unless `http_port "0"`.
+    private let web: WebServer?
 
     /// What runs beside the protocol server while it serves; `stop` ends it in order.
     public struct Services: Sendable {
@@ -231,11 +242,13 @@ public struct Application {
         // The NetEase collection is synced on start and every `sync_interval` seconds (0: only `update NetEase`).
         let sync = catalog?.startBackgroundSync(interval: config.netease.syncInterval)
         scrobbler?.start()
+        let prefetch = lyrics.prefetchAhead(in: store)
         let (library, watcher, scrobbler, stateSaver, audio, fifoPaths) = (library, watcher, scrobbler, stateSaver, audio,
                                                                            fifoPaths)
         return Services {
             sync?.stop()
             scrobbler?.stop()
+            if let prefetch { store.removeObserver(prefetch) }
             library?.cancelUpdates()
             watcher?.stop()
             store.finishEffects()
@@ -251,6 +264,7 @@ public struct Application {
         let service = self.service
         let logger = self.logger
         let services = await start()
+        let webChannels = await web?.start(Endpoints.web(config)) ?? []
         let task = Task {
             do {
                 try await service.run()
@@ -275,9 +289,11 @@ public struct Application {
         do {
             try await task.value
         } catch {
+            await WebServer.stop(webChannels)
             await services.stop()
             throw error
         }
+        await WebServer.stop(webChannels)
         await services.stop()
         logger.notice("stopped")
     }
@@ -316,6 +332,15 @@ public enum Endpoints {
             if address.hasPrefix("/") { return .unix(path: address) }
             if address == "any" { return .any(port: config.port) }
             return .tcp(host: address, port: config.port)
+        }
+    }
+
+    /// The HTTP server's endpoints: the TCP ones of `bind_to_address` on `http_port` (none when it is off).
+    public static func web(_ config: Configuration) -> [WebServer.Endpoint] {
+        guard let port = config.httpPort else { return [] }
+        return config.bindToAddresses.compactMap { address in
+            if address.hasPrefix("/") || address.hasPrefix("@") { return nil }
+            return address == "any" ? .any(port: port) : .tcp(host: address, port: port)
         }
     }
 

@@ -27,6 +27,9 @@ public struct Configuration: Sendable, Equatable {
     public var bindToAddresses: [String]
     /// `port`; default 6600.
     public var port: Int
+    /// `http_port`: the HTTP server (the now-playing page, its API, Cantata's lyrics path) on the same
+    /// `bind_to_address` hosts; default 6680, nil when `http_port "0"` turns it off.
+    public var httpPort: Int? = Configuration.defaultHTTPPort
     /// `password "secret@perms"`, every occurrence in file order (MPD keeps the first of equal secrets).
     public var passwords: [PasswordEntry]
     /// What a client holds before sending a password: everything when no password is configured, nothing once
@@ -77,6 +80,7 @@ public struct Configuration: Sendable, Equatable {
     public static let defaultPort = 6600
     public static let defaultBindAddress = "127.0.0.1"
     public static let defaultMaxConnections = 100
+    public static let defaultHTTPPort = 6680
     public static let defaultConnectionTimeout = 60
     public static let defaultMaxCommandListSize = 2048 * 1024
     public static let defaultMaxOutputBufferSize = 8192 * 1024

@@ -36,6 +36,13 @@ struct ConfigurationBuilder {
             result.port = value
         }
 
+        if let option = last("http_port") {
+            guard let value = Int(option.value), (0...65535).contains(value) else {
+                throw error(option, "http_port", "not a valid port (0-65535, 0 turns the HTTP server off): \"\(option.value)\"")
+            }
+            result.httpPort = value == 0 ? nil : value
+        }
+
         try applyPermissions(to: &result)
 
         if let option = last("max_connections") { result.maxConnections = try positive(option, name: "max_connections") }

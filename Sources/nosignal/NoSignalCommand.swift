@@ -54,6 +54,7 @@ struct CheckConfig: AsyncParsableCommand {
         print("configuration: \(config.sourceFile ?? "built-in defaults")")
         print("music_directory: \(config.musicDirectory)")
         print("listening on: \(config.bindToAddresses.map { Endpoints.describe($0, port: config.port) }.joined(separator: ", "))")
+        print("http_port: \(config.httpPort.map(String.init) ?? "off")")
         print("OK")
     }
 }

@@ -161,10 +161,21 @@ import Testing
         #expect(plain.object("lrc")?.string("lyric")?.contains("[00:01.00]雨の街角") == true)
         let new = try harness.eapi("/api/song/lyric/v1", ["id": "5000021", "cp": false, "tv": 0, "lv": 0, "rv": 0,
                                                           "kv": 0, "yv": 0, "ytv": 0, "yrv": 0], cookies: me).json
-        #expect(new.object("yrc")?.string("lyric")?.contains("(1000,") == true)
-        #expect(new["ytlrc"] != nil && new["yromalrc"] != nil)
-        let cloud = try user("/api/song/lyric", ["id": 5_000_901])
-        #expect(cloud["nolyric"] as? Bool == true)
+        #expect(new.object("yrc")?.string("lyric")?.contains("[1000,1400](1000,") == true)
+        #expect(new.object("ytlrc")?.string("lyric")?.contains("[00:02.50](translation) 雨の街角 ♪") == true)
+        #expect(new.object("tlyric")?.string("lyric")?.contains("[00:01.00](translation) 雨の街角") == true)
+        // A Japanese artist's song is romanized; a Chinese one is not.
+        #expect(new.object("romalrc")?.string("lyric")?.contains("[00:04.00](romaji) la la la") == true)
+        #expect(new.object("yromalrc")?.string("lyric")?.isEmpty == false)
+        let chinese = try user("/api/song/lyric", ["id": 5_000_011])
+        #expect(chinese.object("romalrc")?.string("lyric") == "")
+        // Nothing to show: an instrumental, a song nobody has sent lyrics for yet, a cloud upload.
+        let instrumental = try user("/api/song/lyric", ["id": DemoCatalog.instrumentalSongID])
+        #expect(instrumental["nolyric"] as? Bool == true && instrumental["lrc"] == nil)
+        for id in [DemoCatalog.uncollectedSongID, 5_000_901] {
+            let none = try user("/api/song/lyric", ["id": id])
+            #expect(none["uncollected"] as? Bool == true && none["nolyric"] == nil && none["lrc"] == nil)
+        }
     }
 
     @Test func personalFM() throws {

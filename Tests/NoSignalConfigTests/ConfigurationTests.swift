@@ -15,6 +15,7 @@ struct ConfigurationTests {
         #expect(config.stickerFile == nil)
         #expect(config.bindToAddresses == ["127.0.0.1"])
         #expect(config.port == 6600)
+        #expect(config.httpPort == 6680)
         #expect(config.passwords.isEmpty)
         #expect(config.defaultPermissions == .all)
         #expect(config.localPermissions == .all)
@@ -33,6 +34,15 @@ struct ConfigurationTests {
             searchOnline: true, directoryName: "NetEase", timeout: 15))
         #expect(config.warnings.isEmpty)
         #expect(config.sourceFile == nil)
+    }
+
+    @Test func httpPortMovesOrTurnsTheHTTPServerOff() throws {
+        func httpPort(_ text: String) throws -> Int? {
+            try Configuration.parse(text: text, file: "/etc/nosignal.conf", environment: ["HOME": "/home/user"]).httpPort
+        }
+        #expect(try httpPort(#"http_port "8080""#) == 8080)
+        #expect(try httpPort(#"http_port "0""#) == nil)
+        #expect(try httpPort("") == 6680)
     }
 
     @Test func emptyFileGivesTheDefaults() throws {
