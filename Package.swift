@@ -135,6 +135,7 @@ let package = Package(
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LyricsTests", dependencies: ["Lyrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "MPDProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "PlayerRuntimeTests", dependencies: ["PlayerRuntime", "PlayerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "MPDServerTests", dependencies: [
             "MPDServer", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "MPDTesting", "Library",

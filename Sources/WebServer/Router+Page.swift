@@ -84,9 +84,9 @@ extension Router {
     #progress { display: flex; align-items: center; gap: .5rem; font-variant-numeric: tabular-nums; }
     #seek, #volume { flex: 1; accent-color: var(--accent); }
     #controls { display: flex; justify-content: center; gap: 1rem; margin: .5rem 0; }
-    #controls button { font-size: 1.6rem; background: none; border: 0; color: #eee; cursor: pointer; padding: .25rem .75rem; }
+    #controls button { display: flex; align-items: center; background: none; border: 0; color: #eee; cursor: pointer; padding: .25rem .75rem; }
     #volume-row { display: flex; align-items: center; gap: .5rem; color: var(--dim); }
-    #lyrics { max-height: 70vh; overflow-y: auto; scroll-behavior: smooth; padding: 30vh 0; mask-image:
+    #lyrics { max-height: 70vh; overflow-y: auto; overflow-x: hidden; scroll-behavior: smooth; padding: 30vh 0; mask-image:
               linear-gradient(transparent, #000 15%, #000 85%, transparent); }
     .line { margin: 0; padding: .35rem .5rem; border-radius: .4rem; color: var(--dim); cursor: pointer;
             transition: color .2s, transform .2s; transform-origin: left; }
@@ -110,9 +110,9 @@ extension Router {
       <p id="status-line">State: <span id="state">{{state}}</span></p>
       <div id="progress"><span id="elapsed">0:00</span><input id="seek" type="range" min="0" max="1000" value="0" aria-label="Position"><span id="duration">0:00</span></div>
       <form id="controls" method="post">
-        <button id="previous" formaction="/api/previous" aria-label="Previous">⏮</button>
-        <button id="toggle" formaction="/api/toggle" aria-label="Play or pause">⏯</button>
-        <button id="next" formaction="/api/next" aria-label="Next">⏭</button>
+        <button id="previous" formaction="/api/previous" aria-label="Previous"><svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true"><path fill="currentColor" d="M6 5h2v14H6zM20 5v14L9 12z"/></svg></button>
+        <button id="toggle" formaction="/api/toggle" aria-label="Play or pause"><svg viewBox="0 0 24 24" width="32" height="32" aria-hidden="true"><path fill="currentColor" d="M4 5v14l9-7zM15 5h2v14h-2zM19 5h2v14h-2z"/></svg></button>
+        <button id="next" formaction="/api/next" aria-label="Next"><svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true"><path fill="currentColor" d="M16 5h2v14h-2zM4 5v14l11-7z"/></svg></button>
       </form>
       <div id="volume-row"><span>Volume</span><input id="volume" type="range" min="0" max="100" aria-label="Volume"></div>
     </section>
@@ -159,7 +159,8 @@ extension Router {
       for (const li of document.querySelectorAll("#queue-list li")) li.classList.toggle("current", li.dataset.id === String(song.id));
       if ((song.uri || null) !== state.uri) {
         state.uri = song.uri || null;
-        $("cover").src = state.uri ? "/api/cover?uri=" + encodeURIComponent(state.uri) : "";
+        if (state.uri) $("cover").src = "/api/cover?uri=" + encodeURIComponent(state.uri);
+        else $("cover").removeAttribute("src");
         loadLyrics(state.uri);
       }
     }

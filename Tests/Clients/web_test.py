@@ -358,7 +358,8 @@ def browser_checks(server):
         def check_moments(label, uri, moments):
             lyrics = server.json("/api/lyrics?uri=" + urllib.parse.quote(uri))[1]["lyrics"]["lines"]
             for seconds in moments:
-                server.mpc("seek", str(seconds))
+                # `seekcur` (mpc's seek takes whole seconds only).
+                server.json(f"/api/seek?position={seconds}", method="POST")
                 time.sleep(0.3)
                 elapsed = server.json("/api/status")[1]["elapsed"]
                 expected = line_at(lyrics, elapsed * 1000)
@@ -393,10 +394,11 @@ def browser_checks(server):
         words = driver.find_elements(By.CSS_SELECTOR, "#lyrics .line.current .word.sung")
         check("page: the words sung so far are lit", len(words) > 0, f"{len(words)}")
         # `mpc next` reaches the page without a reload.
+        following = server.json("/api/queue")[1][1]["title"]
         marker = driver.execute_script("window.__stay = 1; return 1")
         server.mpc("next")
         started = time.time()
-        changed = wait_for(lambda: driver.find_element(By.ID, "title").text == "海风", 1.0, 0.02)
+        changed = wait_for(lambda: driver.find_element(By.ID, "title").text == following, 1.0, 0.02)
         check("page: mpc next shows the next song within a second", changed and marker ==
               driver.execute_script("return window.__stay"), f"{time.time() - started:.2f} s, "
               f"title {driver.find_element(By.ID, 'title').text!r}")
