@@ -89,6 +89,9 @@ def make_music(directory):
                                                        "ALBUM": "Web Test", "TRACKNUMBER": "2"})
     run("metaflac", "--set-tag=LYRICS=Plain words here\nand a second line", os.path.join(local, "02 Embedded.flac"))
     tone(os.path.join(local, "03 Escape.flac"), 3, {"TITLE": "Escape", "TRACKNUMBER": "3"})
+    tone(os.path.join(local, "04 Text.flac"), 3, {"TITLE": "Text", "TRACKNUMBER": "4"})
+    with open(os.path.join(local, "04 Text.txt"), "w", encoding="utf-8") as f:
+        f.write("Words from a text file\nwithout any times\n")
     secret = os.path.join(directory, "secret.txt")
     with open(secret, "w") as f:
         f.write("[00:01.00]TOP SECRET OUTSIDE THE MUSIC DIRECTORY\n")
@@ -241,6 +244,9 @@ def curl_checks(server, locked):
     status, body = server.json("/api/lyrics?uri=" + urllib.parse.quote("Local/02 Embedded.flac"))
     check("GET /api/lyrics (embedded LYRICS)", status == 200 and body["status"] == "found"
           and body["lyrics"].get("text") == "Plain words here\nand a second line", f"{body}")
+    status, body = server.json("/api/lyrics?uri=" + urllib.parse.quote("Local/04 Text.flac"))
+    check("GET /api/lyrics (sidecar .txt)", status == 200 and body["status"] == "found"
+          and body["lyrics"].get("text") == "Words from a text file\nwithout any times", f"{body}")
     status, body = server.json(f"/api/lyrics?uri=netease://song/{NETEASE_SONG}")
     nlines = body["lyrics"]["lines"] if body and body.get("status") == "found" else []
     worded = [l for l in nlines if l.get("words")]
@@ -274,6 +280,16 @@ def curl_checks(server, locked):
     check("Cantata: GET /music/DIR/cover.jpg", status == 200 and image[:2] == b"\xff\xd8", f"{status}")
     status, body, _ = server.curl("/music/Local/01%20Sidecar%20Song.flac")
     check("Cantata: the audio file is not served", status == 404, f"{status}")
+
+    # Events: the status at once, then again on a change.
+    events = subprocess.Popen(["curl", "-s", "-N", "--max-time", "4", f"http://127.0.0.1:{server.http}/api/events"],
+                              stdout=subprocess.PIPE)
+    time.sleep(1.0)
+    server.mpc("volume", "33")
+    stream = events.communicate(timeout=10)[0].decode()
+    statuses = [json.loads(line[6:]) for line in stream.splitlines() if line.startswith("data: {")]
+    check("GET /api/events: status now and after a change", stream.startswith("event: status\ndata: {")
+          and len(statuses) >= 2 and statuses[-1]["volume"] == 33, stream[:300])
 
     # Commands, as MPD's.
     server.mpc("play", "1")
@@ -381,6 +397,8 @@ def browser_checks(server):
         server.mpc("add", f"netease://song/{NETEASE_NEXT}")
         server.mpc("play")
         wait_for(lambda: "[playing]" in server.mpc("status"), 20)
+        ahead = os.path.join(server.dir, "cache", "netease-lyrics", f"{NETEASE_NEXT}.json")
+        check("the next NetEase song's lyrics are fetched ahead", wait_for(lambda: os.path.exists(ahead), 5), ahead)
         driver.get(page)
         check("page: the song is shown", wait_for(
             lambda: driver.find_element(By.ID, "title").text == "雨の街角", 5), driver.find_element(By.ID, "title").text)
