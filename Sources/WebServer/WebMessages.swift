@@ -92,7 +92,7 @@ public struct WebResponse: Sendable {
 
     /// A JSON document from plain values (dictionaries, arrays, strings, numbers, booleans, `NSNull`).
     public static func json(_ value: Any, status: Int = 200) -> WebResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("null".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("null".utf8)
         return WebResponse(status: status, contentType: "application/json; charset=utf-8", body: Array(data))
     }
 
