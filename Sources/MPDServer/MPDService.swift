@@ -12,12 +12,16 @@ public final class MPDService: Sendable {
         /// `bind_to_address "any"`: every IPv6 and IPv4 address (dual-stack), or IPv4 only where IPv6 is off.
         case any(port: Int)
         case unix(path: String)
+        /// A listening socket made by someone else (systemd's socket activation): served as it is; `isLocal` for a
+        /// unix-domain one.
+        case inherited(fd: CInt, isLocal: Bool)
 
         public var description: String {
             switch self {
             case .any(let port): "*:\(port)"
             case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
             case .unix(let path): path
+            case .inherited(let fd, _): "the socket systemd passed as descriptor \(fd)"
             }
         }
     }
@@ -105,6 +109,9 @@ public final class MPDService: Sendable {
         case .unix(let path):
             isLocal = true
             socket = try ListeningSocket.makeUnix(path: path)
+        case .inherited(let fd, let local):
+            isLocal = local
+            socket = fd
         }
         let bootstrap = ServerBootstrap(group: group)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

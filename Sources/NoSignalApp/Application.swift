@@ -120,7 +120,10 @@ public struct Application {
                                     audio: audio, catalog: catalog,
                                     table: .standard(for: settings, hasStickers: stickers != nil), logger: logger,
                                     requestShutdown: { shutdown.trigger() })
-        service = MPDService(context: context, endpoints: try Endpoints.resolve(config))
+        // Started by a systemd socket unit: its sockets instead of `bind_to_address` (MPD's `mpd.socket`).
+        let activated = Systemd.listeningSockets()
+        service = MPDService(context: context, endpoints: activated.isEmpty ? try Endpoints.resolve(config)
+                                : activated.map { .inherited(fd: $0, isLocal: Systemd.isUnixSocket($0)) })
         self.shutdown = shutdown
         let lyrics = LyricsService(
             musicDirectory: library == nil ? nil : config.musicDirectory,
@@ -267,7 +270,10 @@ public struct Application {
         let webChannels = await web?.start(Endpoints.web(config)) ?? []
         let task = Task {
             do {
-                try await service.run()
+                try await service.run { addresses in
+                    // `Type=notify`: serving from here on.
+                    Systemd.notify("READY=1\nSTATUS=Serving on \(addresses.map(\.description).joined(separator: ", "))")
+                }
             } catch is CancellationError {
             } catch {
                 logger.critical("cannot serve: \(error)")
@@ -289,10 +295,12 @@ public struct Application {
         do {
             try await task.value
         } catch {
+            Systemd.notify("STOPPING=1\nSTATUS=Stopping")
             await WebServer.stop(webChannels)
             await services.stop()
             throw error
         }
+        Systemd.notify("STOPPING=1\nSTATUS=Stopping")
         await WebServer.stop(webChannels)
         await services.stop()
         logger.notice("stopped")

@@ -71,7 +71,14 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let config = try options.load()
         let level: Logger.Level = verbose ? .debug : Logging.level(forMPDLogLevel: config.logLevel)
+        let journal = Systemd.logsToJournal()
         LoggingSystem.bootstrap { label in
+            // Under systemd the journal stamps each line itself: a priority prefix instead of our timestamp.
+            if journal {
+                var handler = JournalLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
