@@ -51,14 +51,17 @@ for target in "${targets[@]}"; do
         server)
             # The coverage libFuzzer steers by is named outright: swiftc 6.3 leaves it out of a module compiled
             # whole with several threads (a release build on two cores) when only -sanitize=fuzzer asks for it.
+            # Even named, LLVM on several threads drops it from some modules now and then (164,000 counters instead
+            # of 410,000 in one of three builds): one thread per module.
             swift build -c release --sanitize=fuzzer --sanitize=address -Xcc -fsanitize=undefined \
                 -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
+                -Xswiftc -num-threads -Xswiftc 1 \
                 -Xswiftc -DFUZZING --product nosignal-fuzz --scratch-path "$out/server" 2>&1 | tail -n 3
             cp "$out/server/release/nosignal-fuzz" "$out/server-fuzz"
             # Without coverage of the Swift code the fuzzer only mutates at random: refuse such a build.
             size=$(objdump -h "$out/server-fuzz" | awk '$2 == "__sancov_cntrs" { print $3 }')
             counters=$((16#${size:-0}))
-            if [ "$counters" -lt 50000 ]; then
+            if [ "$counters" -lt 300000 ]; then
                 echo "the server fuzzer has only $counters coverage counters: its Swift code is not instrumented" >&2
                 exit 1
             fi
