@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A failing test run ends with its failures again, so the last lines of a CI log name them.
 FAILURES = || { grep -E '✘|error:|FAIL' $(1) | tail -40; exit 1; }
 
-.PHONY: run build release test unit-tests client-tests bench fuzz soak demo deps test-deps clean
+.PHONY: run build release test unit-tests client-tests bench fuzz soak demo deps test-deps clean install uninstall
 
 deps:
 	@scripts/install-deps.sh build
@@ -62,6 +62,33 @@ soak: test-deps release
 ## libFuzzer runs of the tokenizer and the filter parser; FUZZ_SECONDS per target (default 600).
 fuzz:
 	Fuzz/run.sh $(or $(FUZZ_SECONDS),600)
+
+## Install the binary, its man page (generated from the command line's help), the systemd units and the example
+## configuration under $(DESTDIR)$(PREFIX); `make uninstall` removes them. CONFIG=debug installs the debug build.
+PREFIX ?= /usr/local
+CONFIG ?= release
+BINDIR = $(PREFIX)/bin
+INSTALLED = $(DESTDIR)$(BINDIR)/nosignal $(DESTDIR)$(PREFIX)/share/man/man1/nosignal.1 \
+	$(DESTDIR)$(PREFIX)/share/doc/nosignal/nosignal.conf.example \
+	$(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.socket \
+	$(DESTDIR)$(PREFIX)/lib/systemd/user/nosignal.service
+install: deps
+	$(SWIFT) build -c $(CONFIG) --product nosignal
+	$(SWIFT) build -c $(CONFIG) --product generate-manual
+	mkdir -p .build/man
+	.build/$(CONFIG)/generate-manual .build/$(CONFIG)/nosignal --output-directory .build/man --section 1
+	sed 's|@BINDIR@|$(BINDIR)|' conf/nosignal.service > .build/man/nosignal.service
+	sed 's|@BINDIR@|$(BINDIR)|' conf/nosignal-user.service > .build/man/nosignal-user.service
+	install -D -m 755 .build/$(CONFIG)/nosignal $(DESTDIR)$(BINDIR)/nosignal
+	install -D -m 644 .build/man/nosignal.1 $(DESTDIR)$(PREFIX)/share/man/man1/nosignal.1
+	install -D -m 644 conf/nosignal.conf $(DESTDIR)$(PREFIX)/share/doc/nosignal/nosignal.conf.example
+	install -D -m 644 .build/man/nosignal.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.service
+	install -D -m 644 conf/nosignal.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.socket
+	install -D -m 644 .build/man/nosignal-user.service $(DESTDIR)$(PREFIX)/lib/systemd/user/nosignal.service
+
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(DESTDIR)$(PREFIX)/share/doc/nosignal 2>/dev/null
 
 clean:
 	rm -rf .build .build-fuzz

@@ -30,6 +30,12 @@ public final class PipeSink: AudioSink {
     /// The process id of the running command, for tests and diagnostics.
     public var processID: pid_t? { child > 0 ? child : nil }
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34): Swift does not see its declaration, so it is
+    /// looked up by name; nil where the C library has none.
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, CInt) -> CInt
+    private static let closeFrom: CloseFrom? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
+
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         close()
         // The server ignores SIGPIPE globally; make sure of it, since a reader that dies must not take us along.
@@ -46,6 +52,9 @@ public final class PipeSink: AudioSink {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, ends[0], STDIN_FILENO)
+        // Nothing else of the server's: a client connection or a socket systemd passed, even one not marked
+        // close-on-exec, must not stay open in the command.
+        _ = Self.closeFrom?(&actions, 3)
 
         // The child must not inherit the ignored SIGPIPE (nor a blocked signal mask of the calling thread): a
         // `cat` whose own output is closed should die as it would from a shell.

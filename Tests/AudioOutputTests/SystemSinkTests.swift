@@ -1,5 +1,6 @@
 import AudioOutputs
 import Foundation
+import Glibc
 import PlayerCore
 import Synchronization
 import Testing
@@ -167,6 +168,22 @@ func write(_ sink: some AudioSink, _ bytes: some Collection<UInt8>) throws {
         sink.close()
         #expect(sink.processID == nil)
         #expect(firstDifference(readFile(file), pcm) == nil)
+    }
+
+    /// The command gets its input and the standard descriptors, nothing else of the server's, not even what was
+    /// opened without close-on-exec (a client connection, a socket systemd passed).
+    @Test func theCommandInheritsOnlyTheStandardDescriptors() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let file = dir.path("fds.txt")
+        let inheritable = Glibc.open("/dev/null", O_RDONLY)
+        #expect(inheritable > 2)
+        defer { Glibc.close(inheritable) }
+        let sink = PipeSink(command: "if [ -e /proc/$$/fd/\(inheritable) ]; then echo kept; else echo closed; fi > '\(file)'")
+        _ = try sink.open(.cd)
+        sink.drain()
+        sink.close()
+        #expect(String(decoding: readFile(file), as: UTF8.self) == "closed\n")
     }
 
     @Test func aCommandThatExitsMakesWriteFail() throws {

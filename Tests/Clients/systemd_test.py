@@ -10,7 +10,9 @@ Usage: systemd_test.py PATH/TO/nosignal
   own pid, as systemd sets them): mpc works through both, bind_to_address is not bound, the unix socket's clients
   are local (local_permissions), and a `pipe` output's child process does not hold the sockets.
 - journal: with JOURNAL_STREAM naming standard error, lines are `<priority>label: message` without a timestamp.
-- the unit files name the binary through @BINDIR@ and carry Type=notify and the hardening options.
+- the unit files name the binary through @BINDIR@ and carry Type=notify and the hardening options; `make install`
+  (DESTDIR, PREFIX) puts the binary, the man page generated from `--help`, the units (with the binary's path) and the
+  example configuration in place, and `make uninstall` removes them.
 Prints one line per check and exits non-zero when one failed.
 """
 import os
@@ -200,9 +202,36 @@ def unit_checks():
         check(f"units: {name}", not missing, f"missing {missing}")
 
 
+def install_checks(directory):
+    """`make install` into DESTDIR (the debug build) and `make uninstall`."""
+    destination = os.path.join(directory, "root")
+    result = subprocess.run(["make", "-s", "install", "CONFIG=debug", "PREFIX=/usr", f"DESTDIR={destination}"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+    check("install: make install succeeds", result.returncode == 0, result.stdout[-500:] + result.stderr[-500:])
+    files = sorted(os.path.relpath(os.path.join(d, f), destination) for d, _, names in os.walk(destination)
+                   for f in names)
+    check("install: binary, man page, units, example configuration", files == [
+        "usr/bin/nosignal", "usr/lib/systemd/system/nosignal.service", "usr/lib/systemd/system/nosignal.socket",
+        "usr/lib/systemd/user/nosignal.service", "usr/share/doc/nosignal/nosignal.conf.example",
+        "usr/share/man/man1/nosignal.1"], f"{files}")
+    if files:
+        unit = open(os.path.join(destination, "usr/lib/systemd/system/nosignal.service")).read()
+        check("install: the unit names the installed binary", "ExecStart=/usr/bin/nosignal serve" in unit, unit[:300])
+        manual = open(os.path.join(destination, "usr/share/man/man1/nosignal.1")).read()
+        check("install: the man page is the command line's help", ".Dt NOSIGNAL 1" in manual and "check-config"
+              in manual and "Run the server in the foreground" in manual, manual[:300])
+        version = subprocess.run([os.path.join(destination, "usr/bin/nosignal"), "--version"], capture_output=True,
+                                 text=True)
+        check("install: the installed binary runs", version.returncode == 0, version.stderr)
+    subprocess.run(["make", "-s", "uninstall", "PREFIX=/usr", f"DESTDIR={destination}"], cwd=ROOT,
+                   capture_output=True, timeout=60)
+    left = [f for _, _, names in os.walk(destination) for f in names]
+    check("install: make uninstall removes them", not left, f"{left}")
+
+
 def main():
     directory = tempfile.mkdtemp(prefix="nosignal-systemd-")
-    for part in (notify_checks, activation_checks, journal_checks):
+    for part in (notify_checks, activation_checks, journal_checks, install_checks):
         sub = os.path.join(directory, part.__name__)
         os.makedirs(sub)
         part(sub)
