@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         /// QR codes for `nosignal login` (libqrencode).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        /// Zeroconf publishing through avahi-daemon (libavahi-client on its threaded poll).
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         /// FFmpeg's function-like macros and the headers CFFmpeg does not cover.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         /// curl's variadic setopt/getinfo with their real types.
@@ -76,6 +78,10 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        /// `_mpd._tcp` (and `_http._tcp`) on the LAN through Avahi, as MPD's `zeroconf_enabled`.
+        .target(name: "Zeroconf", dependencies: [
+            "CAvahi", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         /// The HTTP server (`http_port`): the now-playing page, its JSON API and events, Cantata's `.lyrics` and cover
         /// paths. It speaks to the player through the protocol server's own sessions (every command and answer is
         /// MPD's), and takes lyrics from a `LyricsProvider` the composition root builds.
@@ -102,7 +108,7 @@ let package = Package(
         /// the executable and the whole-server protocol fuzzer run the same wiring.
         .target(name: "NoSignalApp", dependencies: [
             "CMalloc", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts", "MPDServer", "NoSignalConfig",
-            "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs", "Lyrics", "WebServer",
+            "Library", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput", "AudioOutputs", "Lyrics", "WebServer", "Zeroconf",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -16,6 +16,7 @@ import PlayerCore
 import PlayerRuntime
 import ServerPorts
 import WebServer
+import Zeroconf
 
 /// Builds the live services from the configuration and runs them until SIGINT/SIGTERM or `kill`.
 public struct Application {
@@ -132,6 +133,18 @@ public struct Application {
         web = config.httpPort.map { _ in
             WebServer(router: Router(bridge: ProtocolBridge(server: context), lyrics: lyrics), logger: logger)
         }
+    }
+
+    /// `zeroconf_enabled`: `_mpd._tcp` on the protocol port when the server listens on TCP, and `_http._tcp` for the
+    /// page when the HTTP server runs.
+    static func zeroconf(_ config: Configuration, web: Bool, logger: Logger) -> ZeroconfPublisher? {
+        guard config.zeroconfEnabled else { return nil }
+        var services: [ZeroconfPublisher.Service] = []
+        if config.bindToAddresses.contains(where: { !$0.hasPrefix("/") && !$0.hasPrefix("@") }) {
+            services.append(.init(type: "_mpd._tcp", port: config.port))
+        }
+        if web, let port = config.httpPort { services.append(.init(type: "_http._tcp", port: port)) }
+        return services.isEmpty ? nil : ZeroconfPublisher(name: config.zeroconfName, services: services, logger: logger)
     }
 
     /// What the protocol server takes from the configuration.
@@ -268,6 +281,8 @@ public struct Application {
         let logger = self.logger
         let services = await start()
         let webChannels = await web?.start(Endpoints.web(config)) ?? []
+        let zeroconf = Self.zeroconf(config, web: !webChannels.isEmpty, logger: logger)
+        zeroconf?.start()
         let task = Task {
             do {
                 try await service.run { addresses in
@@ -296,11 +311,13 @@ public struct Application {
             try await task.value
         } catch {
             Systemd.notify("STOPPING=1\nSTATUS=Stopping")
+            zeroconf?.stop()
             await WebServer.stop(webChannels)
             await services.stop()
             throw error
         }
         Systemd.notify("STOPPING=1\nSTATUS=Stopping")
+        zeroconf?.stop()
         await WebServer.stop(webChannels)
         await services.stop()
         logger.notice("stopped")

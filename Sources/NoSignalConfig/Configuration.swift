@@ -30,6 +30,10 @@ public struct Configuration: Sendable, Equatable {
     /// `http_port`: the HTTP server (the now-playing page, its API, Cantata's lyrics path) on the same
     /// `bind_to_address` hosts; default 6680, nil when `http_port "0"` turns it off.
     public var httpPort: Int? = Configuration.defaultHTTPPort
+    /// `zeroconf_enabled`: publish the server on the LAN (Avahi); default yes.
+    public var zeroconfEnabled = true
+    /// `zeroconf_name`: the published name, `%h` the host name; default `NoSignal @ %h`.
+    public var zeroconfName = "NoSignal @ %h"
     /// `password "secret@perms"`, every occurrence in file order (MPD keeps the first of equal secrets).
     public var passwords: [PasswordEntry]
     /// What a client holds before sending a password: everything when no password is configured, nothing once

@@ -43,6 +43,17 @@ struct ConfigurationBuilder {
             result.httpPort = value == 0 ? nil : value
         }
 
+        if let option = last("zeroconf_enabled") {
+            guard let value = ConfigurationBuilder.boolean(option.value) else {
+                throw error(option, "zeroconf_enabled", "\"yes\" or \"no\" expected, got \"\(option.value)\"")
+            }
+            result.zeroconfEnabled = value
+        }
+        if let option = last("zeroconf_name") {
+            guard !option.value.isEmpty else { throw error(option, "zeroconf_name", "a name is needed") }
+            result.zeroconfName = option.value
+        }
+
         try applyPermissions(to: &result)
 
         if let option = last("max_connections") { result.maxConnections = try positive(option, name: "max_connections") }

@@ -102,7 +102,7 @@ enum OptionCatalog {
         "max_connections", "connection_timeout", "max_command_list_size", "max_output_buffer_size",
         "max_playlist_length", "replaygain", "mixer_type", "log_level", "replaygain_preamp",
         "replaygain_missing_preamp", "replaygain_limit", "audio_output_format", "auto_update", "auto_update_depth",
-        "data_directory", "cache_directory", "http_port",
+        "data_directory", "cache_directory", "http_port", "zeroconf_enabled", "zeroconf_name",
     ]
 
     static let honouredBlocks: Set<String> = ["audio_output", "netease"]

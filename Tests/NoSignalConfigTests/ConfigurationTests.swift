@@ -45,6 +45,16 @@ struct ConfigurationTests {
         #expect(try httpPort("") == 6680)
     }
 
+    @Test func zeroconfOptions() throws {
+        func parse(_ text: String) throws -> Configuration {
+            try Configuration.parse(text: text, file: "/etc/nosignal.conf", environment: ["HOME": "/home/user"])
+        }
+        #expect(try parse("").zeroconfEnabled && parse("").zeroconfName == "NoSignal @ %h")
+        #expect(try !parse(#"zeroconf_enabled "no""#).zeroconfEnabled)
+        #expect(try parse(#"zeroconf_name "Living room""#).zeroconfName == "Living room")
+        #expect(throws: ConfigError.self) { try parse(#"zeroconf_enabled "maybe""#) }
+    }
+
     @Test func emptyFileGivesTheDefaults() throws {
         var expected = Configuration.defaults(environment: testEnvironment)
         expected.sourceFile = testFile
