@@ -261,21 +261,21 @@ struct ConfigurationTests {
 
     @Test func unsupportedMPDOptionsAreWarnings() throws {
         let config = try parse("""
-            zeroconf_enabled "yes"
+            filesystem_charset "UTF-8"
             port "6601"
             decoder {
                 plugin "wildmidi"
                 enabled "no"
             }
             gapless_mp3_playback "yes"
-            zeroconf_enabled "no"
+            filesystem_charset "latin1"
             """)
         #expect(config.port == 6601)
         #expect(config.warnings == [
-            #"/etc/nosignal.conf:1: option "zeroconf_enabled" is not supported by NoSignal yet and is ignored"#,
+            #"/etc/nosignal.conf:1: option "filesystem_charset" is not supported by NoSignal yet and is ignored"#,
             #"/etc/nosignal.conf:3: option "decoder" is not supported by NoSignal yet and is ignored"#,
             #"/etc/nosignal.conf:7: option "gapless_mp3_playback" is not supported by NoSignal yet and is ignored"#,
-            #"/etc/nosignal.conf:8: option "zeroconf_enabled" is not supported by NoSignal yet and is ignored"#,
+            #"/etc/nosignal.conf:8: option "filesystem_charset" is not supported by NoSignal yet and is ignored"#,
         ])
     }
 
@@ -288,7 +288,7 @@ struct ConfigurationTests {
         let config = try parse(text)
         #expect(config.warnings.count == unsupportedOptions.count + unsupportedBlocks.count)
         #expect(OptionCatalog.mpdOptions.count == 52)
-        #expect(unsupportedOptions.count == 28)
+        #expect(unsupportedOptions.count == 26)
         #expect(unsupportedBlocks == ["decoder", "input", "input_cache", "archive_plugin", "playlist_plugin",
                                       "resampler", "filter", "database", "neighbors", "partition"])
         #expect(config == {

@@ -12,7 +12,7 @@ struct IncludeTests {
                 type "null"
                 name "Silent"
             }
-            zeroconf_enabled "no"
+            filesystem_charset "UTF-8"
             """)
         let main = try directory.write("conf/nosignal.conf", """
             port "6601"
@@ -28,7 +28,7 @@ struct IncludeTests {
             ]),
         ])
         #expect(config.warnings == [
-            "\(directory.path)/conf/outputs.conf:5: option \"zeroconf_enabled\" is not supported by NoSignal yet and is ignored",
+            "\(directory.path)/conf/outputs.conf:5: option \"filesystem_charset\" is not supported by NoSignal yet and is ignored",
         ])
     }
 
