@@ -7,7 +7,7 @@ build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libasound2
        libsqlite3-dev libssl-dev libqrencode-dev libicu-dev libavahi-client-dev pkg-config)
 test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl qrencode
       python3-mutagen eyed3 id3v2 flac vorbis-tools atomicparsley wavpack curl chromium chromium-driver python3-selenium
-      avahi-daemon avahi-utils dbus)
+      avahi-daemon avahi-utils dbus systemd snapserver snapclient)
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
 missing=()

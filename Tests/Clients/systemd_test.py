@@ -202,6 +202,51 @@ def unit_checks():
         check(f"units: {name}", not missing, f"missing {missing}")
 
 
+def socket_activate_checks(directory):
+    """systemd's own `systemd-socket-activate` on a port and a unix socket: NoSignal starts at the first client."""
+    port = free_port()
+    unix_path = os.path.join(directory, "socket")
+    conf = config(directory, free_port())
+    log = open(os.path.join(directory, "activate.log"), "w")
+    runner = subprocess.Popen(["systemd-socket-activate", "-l", f"127.0.0.1:{port}", "-l", unix_path,
+                               "-E", f"HOME={directory}", BINARY, "serve", "--config", conf],
+                              stdout=log, stderr=log)
+    try:
+        wait = time.time() + 10
+        while not os.path.exists(unix_path) and time.time() < wait:
+            time.sleep(0.1)
+        tcp = mpc("status", port=port)
+        check("systemd-socket-activate: mpc through the port", tcp.returncode == 0 and "volume" in tcp.stdout,
+              tcp.stderr)
+        local = mpc("status", host=unix_path)
+        check("systemd-socket-activate: mpc through the unix socket", local.returncode == 0, local.stderr)
+    finally:
+        runner.terminate()
+        try:
+            runner.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            runner.kill()
+
+
+def verify_checks(directory):
+    """`systemd-analyze verify` accepts the units as installed (the binary where ExecStart says)."""
+    prefix = os.path.join(directory, "usr")
+    result = subprocess.run(["make", "-s", "install", "CONFIG=debug", f"PREFIX={prefix}"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=900)
+    check("verify: make install", result.returncode == 0, result.stderr[-300:])
+    units = os.path.join(prefix, "lib", "systemd")
+    system = subprocess.run(["systemd-analyze", "verify", "--man=no", f"{units}/system/nosignal.socket",
+                             f"{units}/system/nosignal.service"], capture_output=True, text=True, timeout=60)
+    check("verify: systemd-analyze accepts nosignal.service and nosignal.socket",
+          system.returncode == 0 and not system.stderr.strip(), system.stderr)
+    runtime = os.path.join(directory, "runtime")
+    os.makedirs(runtime, mode=0o700)
+    user = subprocess.run(["systemd-analyze", "verify", "--man=no", "--user", f"{units}/user/nosignal.service"],
+                          capture_output=True, text=True, timeout=60, env=dict(os.environ, XDG_RUNTIME_DIR=runtime))
+    check("verify: systemd-analyze accepts the user unit", user.returncode == 0 and not user.stderr.strip(),
+          user.stderr)
+
+
 def install_checks(directory):
     """`make install` into DESTDIR (the debug build) and `make uninstall`."""
     destination = os.path.join(directory, "root")
@@ -231,7 +276,8 @@ def install_checks(directory):
 
 def main():
     directory = tempfile.mkdtemp(prefix="nosignal-systemd-")
-    for part in (notify_checks, activation_checks, journal_checks, install_checks):
+    for part in (notify_checks, activation_checks, socket_activate_checks, journal_checks, verify_checks,
+                 install_checks):
         sub = os.path.join(directory, part.__name__)
         os.makedirs(sub)
         part(sub)
