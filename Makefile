@@ -38,6 +38,7 @@ test: test-deps
 	/usr/bin/python3 Tests/Clients/web_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/systemd_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/zeroconf_test.py .build/debug/nosignal
+	/usr/bin/python3 Tests/Clients/snapcast_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Soak/soak.py .build/debug/nosignal --quick
 
 ## Side-by-side benchmarks against real MPD, reported as ratios.

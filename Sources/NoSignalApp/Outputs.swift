@@ -43,6 +43,8 @@ public struct ConfiguredOutput {
         guard let type = block["type"] else { throw block.error("missing \"type\" setting") }
         guard let name = block["name"] else { throw block.error("missing \"name\" setting") }
         var format = AudioFormatMask()
+        // Snapcast's tcp source reads what it was told: 48 kHz, 16 bits, stereo unless the block says otherwise.
+        if type == "tcp", block["format"] == nil, let fixed = AudioFormatMask("48000:16:2") { format = fixed }
         if let text = block["format"] {
             guard let mask = AudioFormatMask(text) else {
                 throw block.error("expected SAMPLERATE:BITS:CHANNELS, got \"\(text)\"", key: "format")
@@ -92,6 +94,16 @@ public struct ConfiguredOutput {
                 maxClients: try integer(block, "max_clients") ?? 0, encoder: try encoder(block),
                 name: name, genre: block["genre"] ?? "Set genre in config", website: block["website"] ?? "Set website in config")
             makeSink = { HTTPDSink(settings, encoders: FFmpegEncoderFactory()) }
+        case "tcp":
+            let port = try integer(block, "port") ?? 4953
+            guard (1...65535).contains(port) else { throw block.error("not a valid port: \(port)", key: "port") }
+            let settings = TCPSink.Settings(host: block["host"] ?? "127.0.0.1", port: port)
+            makeSink = { TCPSink(settings) }
+        case "snapcast":
+            throw block.error("""
+                MPD's "snapcast" output (a Snapcast server inside MPD) is not available; run snapserver with a tcp \
+                source and use an output of type "tcp" (see "Every room" in the README)
+                """, key: "type")
         default:
             throw block.error("no such audio output plugin: \"\(type)\"", key: "type")
         }

@@ -55,6 +55,14 @@ struct CheckConfig: AsyncParsableCommand {
         print("music_directory: \(config.musicDirectory)")
         print("listening on: \(config.bindToAddresses.map { Endpoints.describe($0, port: config.port) }.joined(separator: ", "))")
         print("http_port: \(config.httpPort.map(String.init) ?? "off")")
+        // The outputs as the server would build them: a bad block names its file and line here too.
+        do {
+            let outputs = try ConfiguredOutput.all(config)
+            print("audio outputs: \(outputs.count)")
+        } catch {
+            FileHandle.standardError.write(Data("nosignal: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         print("OK")
     }
 }
