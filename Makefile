@@ -73,7 +73,7 @@ BINDIR = $(PREFIX)/bin
 INSTALLED = $(DESTDIR)$(BINDIR)/nosignal $(DESTDIR)$(PREFIX)/share/man/man1/nosignal.1 \
 	$(DESTDIR)$(PREFIX)/share/doc/nosignal/nosignal.conf.example \
 	$(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.socket \
-	$(DESTDIR)$(PREFIX)/lib/systemd/user/nosignal.service
+	$(DESTDIR)$(PREFIX)/lib/systemd/user/nosignal.service $(DESTDIR)$(BINDIR)/nosignal-snapcast-control
 install: deps
 	$(SWIFT) build -c $(CONFIG) --product nosignal
 	$(SWIFT) build -c $(CONFIG) --product generate-manual
@@ -87,6 +87,9 @@ install: deps
 	install -D -m 644 .build/man/nosignal.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.service
 	install -D -m 644 conf/nosignal.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/nosignal.socket
 	install -D -m 644 .build/man/nosignal-user.service $(DESTDIR)$(PREFIX)/lib/systemd/user/nosignal.service
+	printf '#!/bin/sh\n# Snapcast control script: name it in snapserver.conf (controlscript=).\nexec "%s" snapcast-control "$$@"\n' \
+		'$(BINDIR)/nosignal' > .build/man/nosignal-snapcast-control
+	install -D -m 755 .build/man/nosignal-snapcast-control $(DESTDIR)$(BINDIR)/nosignal-snapcast-control
 
 uninstall:
 	rm -f $(INSTALLED)

@@ -82,6 +82,9 @@ let package = Package(
         .target(name: "Zeroconf", dependencies: [
             "CAvahi", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        /// `nosignal snapcast-control`: Snapcast's stream-plugin control script (JSON-RPC on stdin/stdout, MPD to
+        /// NoSignal). Foundation and sockets only: it runs beside the server, not in it.
+        .target(name: "SnapcastControl", swiftSettings: swiftSettings),
         /// The HTTP server (`http_port`): the now-playing page, its JSON API and events, Cantata's `.lyrics` and cover
         /// paths. It speaks to the player through the protocol server's own sessions (every command and answer is
         /// MPD's), and takes lyrics from a `LyricsProvider` the composition root builds.
@@ -116,7 +119,7 @@ let package = Package(
         /// The command line: serve, check-config, probe, login. CLI only.
         .executableTarget(name: "nosignal", dependencies: [
             "NoSignalApp", "MPDServer", "NoSignalConfig", "NetEase", "NetEaseLibrary", "FFmpegDecoder", "ALSAOutput",
-            "PlayerCore",
+            "PlayerCore", "SnapcastControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),

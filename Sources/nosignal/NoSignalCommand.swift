@@ -16,7 +16,8 @@ struct NoSignalCommand: AsyncParsableCommand {
         commandName: "nosignal",
         abstract: "A music server that speaks the MPD protocol and plays local files and NetEase Cloud Music.",
         version: "nosignal \(version) (MPD protocol \(ServerSettings().protocolVersion))",
-        subcommands: [Serve.self, CheckConfig.self, Probe.self, Login.self, Logout.self, WhoAmI.self],
+        subcommands: [Serve.self, CheckConfig.self, Probe.self, Login.self, Logout.self, WhoAmI.self,
+                      SnapcastControlCommand.self],
         defaultSubcommand: Serve.self
     )
 }

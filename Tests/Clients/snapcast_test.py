@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/nosignal")
 BLOCK = 480 * 4  # 10 ms of 48 kHz 16-bit stereo
@@ -46,7 +47,7 @@ def wait_for(condition, timeout, interval=0.2):
 
 
 class Snapserver:
-    def __init__(self, directory, source_port):
+    def __init__(self, directory, source_port, controlscript):
         self.directory = directory
         self.stream_port, self.control_port = free_port(), free_port()
         self.config = os.path.join(directory, "snapserver.conf")
@@ -56,7 +57,7 @@ class Snapserver:
                     f"[tcp]\nenabled = true\nport = {self.control_port}\n"
                     f"[stream]\nport = {self.stream_port}\n"
                     f"source = tcp://127.0.0.1:{source_port}?name=NoSignal&mode=server&sampleformat=48000:16:2"
-                    "&codec=pcm\n")
+                    f"&codec=pcm&controlscript={urllib.parse.quote(controlscript, safe='')}\n")
         self.proc = None
         self.start()
 
@@ -68,6 +69,30 @@ class Snapserver:
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=20)
+
+
+def rpc(port, method, params=None):
+    """One JSON-RPC request to snapserver's control port."""
+    import json
+    request = {"id": 1, "jsonrpc": "2.0", "method": method}
+    if params is not None:
+        request["params"] = params
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            connection.sendall((json.dumps(request) + "\r\n").encode())
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = connection.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        for line in data.splitlines():
+            message = json.loads(line)
+            if message.get("id") == 1:
+                return message
+    except (OSError, ValueError):
+        pass
+    return {}
 
 
 def connectable(port):
@@ -82,15 +107,22 @@ def main():
     directory = tempfile.mkdtemp(prefix="nosignal-snapcast-")
     music = os.path.join(directory, "music")
     os.makedirs(music)
-    for name, seconds in [("01 noise.flac", 8), ("02 long noise.flac", 30)]:
+    for name, seconds, title in [("01 noise.flac", 8, "White Noise"), ("02 long noise.flac", 30, "Long Noise")]:
         subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
                         f"anoisesrc=d={seconds}:c=white:r=48000:a=0.5:seed={seconds}", "-ac", "2", "-ar", "48000",
-                        "-sample_fmt", "s16", os.path.join(music, name)], check=True)
+                        "-sample_fmt", "s16", "-metadata", f"title={title}", "-metadata", "artist=Test Artist",
+                        os.path.join(music, name)], check=True)
     reference = subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i",
                                 os.path.join(music, "01 noise.flac"), "-f", "s16le", "-ac", "2", "-ar", "48000", "-"],
                                capture_output=True, check=True).stdout
     source_port = free_port()
-    snapserver = Snapserver(directory, source_port)
+    port = free_port()
+    # snapserver runs the control script as `controlscript=` names it; the wrapper tells it where NoSignal is.
+    wrapper = os.path.join(directory, "nosignal-snapcast-control")
+    with open(wrapper, "w") as f:
+        f.write(f'#!/bin/sh\nexec "{BINARY}" snapcast-control --mpd-port {port} "$@" 2>>"{directory}/control.log"\n')
+    os.chmod(wrapper, 0o755)
+    snapserver = Snapserver(directory, source_port, wrapper)
     clients = []
     server = None
     try:
@@ -99,7 +131,6 @@ def main():
                 ["snapclient", "-h", "127.0.0.1", "-p", str(snapserver.stream_port), "--hostID", name,
                  "--player", f"file:filename={directory}/{name}.raw"],
                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, f"{name}.log"), "w"))))
-        port = free_port()
         config = os.path.join(directory, "nosignal.conf")
         with open(config, "w") as f:
             f.write(f'music_directory "{music}"\ndata_directory "{directory}/data"\ncache_directory "{directory}/cache"\n'
@@ -143,6 +174,26 @@ def main():
                   f"{sizes[name]} -> {os.path.getsize(path)}")
         check("NoSignal kept playing without a restart", server.poll() is None and server.pid == pid
               and "[playing]" in mpc("status"), mpc("status"))
+
+        # The control script: what plays in snapserver's status, control from any Snapcast app.
+        mpc("add", "01 noise.flac")
+
+        def stream():
+            answer = rpc(snapserver.control_port, "Server.GetStatus")
+            streams = answer.get("result", {}).get("server", {}).get("streams", [])
+            return next((s for s in streams if s.get("id") == "NoSignal"), {})
+
+        def metadata():
+            return stream().get("properties", {}).get("metadata", {})
+
+        shown = wait_for(lambda: metadata().get("title") == "Long Noise" and metadata(), 15)
+        check("Server.GetStatus shows the stream's title and artist", shown and shown.get("artist") == ["Test Artist"],
+              f"{stream()}")
+        answer = rpc(snapserver.control_port, "Stream.Control", {"id": "NoSignal", "command": "next"})
+        check("Stream.Control next moves NoSignal to the next song",
+              wait_for(lambda: "White Noise" in mpc("current"), 10), f"{answer} {mpc('status')}")
+        check("snapserver hears the new song", wait_for(lambda: metadata().get("title") == "White Noise", 10),
+              f"{metadata()}")
 
         # MPD's `snapcast` output type: a clear message pointing at this setup.
         bad = os.path.join(directory, "snapcast-type.conf")

@@ -255,8 +255,8 @@ def install_checks(directory):
     check("install: make install succeeds", result.returncode == 0, result.stdout[-500:] + result.stderr[-500:])
     files = sorted(os.path.relpath(os.path.join(d, f), destination) for d, _, names in os.walk(destination)
                    for f in names)
-    check("install: binary, man page, units, example configuration", files == [
-        "usr/bin/nosignal", "usr/lib/systemd/system/nosignal.service", "usr/lib/systemd/system/nosignal.socket",
+    check("install: binary, Snapcast wrapper, man page, units, example configuration", files == [
+        "usr/bin/nosignal", "usr/bin/nosignal-snapcast-control", "usr/lib/systemd/system/nosignal.service", "usr/lib/systemd/system/nosignal.socket",
         "usr/lib/systemd/user/nosignal.service", "usr/share/doc/nosignal/nosignal.conf.example",
         "usr/share/man/man1/nosignal.1"], f"{files}")
     if files:
@@ -268,6 +268,10 @@ def install_checks(directory):
         version = subprocess.run([os.path.join(destination, "usr/bin/nosignal"), "--version"], capture_output=True,
                                  text=True)
         check("install: the installed binary runs", version.returncode == 0, version.stderr)
+        wrapper = open(os.path.join(destination, "usr/bin/nosignal-snapcast-control")).read()
+        check("install: the Snapcast wrapper runs the installed binary",
+              '"/usr/bin/nosignal" snapcast-control "$@"' in wrapper
+              and os.access(os.path.join(destination, "usr/bin/nosignal-snapcast-control"), os.X_OK), wrapper)
     subprocess.run(["make", "-s", "uninstall", "PREFIX=/usr", f"DESTDIR={destination}"], cwd=ROOT,
                    capture_output=True, timeout=60)
     left = [f for _, _, names in os.walk(destination) for f in names]
