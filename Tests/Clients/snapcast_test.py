@@ -19,31 +19,13 @@ import tempfile
 import time
 import urllib.parse
 
+from testkit import check, finish, free_port, wait_for
+
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/nosignal")
 BLOCK = 480 * 4  # 10 ms of 48 kHz 16-bit stereo
-failures = []
 
 
-def check(name, condition, detail=""):
-    print(f"{'ok  ' if condition else 'FAIL'} {name}" + ("" if condition else f": {detail}"), flush=True)
-    if not condition:
-        failures.append(name)
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(condition, timeout, interval=0.2):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    return condition()
 
 
 class Snapserver:
@@ -210,11 +192,7 @@ def main():
         for _, _, client in clients:
             client.terminate()
         snapserver.stop()
-    print(f"{'FAILED' if failures else 'passed'}: snapcast test ({len(failures)} failures)", flush=True)
-    if failures:
-        print("logs in", directory)
-        sys.exit(1)
-    subprocess.run(["rm", "-rf", directory])
+    finish("snapcast test", directory)
 
 
 if __name__ == "__main__":

@@ -24,21 +24,12 @@ import sys
 import tempfile
 import time
 
+from testkit import check, finish, free_port
+
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/nosignal")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-failures = []
 
 
-def check(name, condition, detail=""):
-    print(f"{'ok  ' if condition else 'FAIL'} {name}" + ("" if condition else f": {detail}"), flush=True)
-    if not condition:
-        failures.append(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def config(directory, port, extra=""):
@@ -129,7 +120,7 @@ def activation_checks(directory):
         answered = None
         deadline = time.time() + 60
         while time.time() < deadline:
-            answered = mpc("status", host=f"secret@127.0.0.1", port=activated_port)
+            answered = mpc("status", host="secret@127.0.0.1", port=activated_port)
             if answered.returncode == 0:
                 break
             time.sleep(0.2)
@@ -286,11 +277,7 @@ def main():
         os.makedirs(sub)
         part(sub)
     unit_checks()
-    print(f"{'FAILED' if failures else 'passed'}: systemd test ({len(failures)} failures)", flush=True)
-    if failures:
-        print("logs in", directory)
-        sys.exit(1)
-    subprocess.run(["rm", "-rf", directory])
+    finish("systemd test", directory)
 
 
 if __name__ == "__main__":

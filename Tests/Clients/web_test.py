@@ -19,7 +19,6 @@ music directory, a `cover.jpg`. A second NoSignal has a password.
   .build/web-test/ as artifacts.
 Prints one line per check and exits non-zero when one failed.
 """
-import base64
 import json
 import os
 import shutil
@@ -27,9 +26,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
+
+from testkit import check, finish, free_port, start_fake, wait_for
 
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/nosignal")
 ONLY = sys.argv[2:] or ["curl", "browser"]
@@ -38,19 +38,8 @@ ARTIFACTS = os.path.join(ROOT, ".build", "web-test")
 NETEASE_SONG = 5000021      # 雨の街角: yrc, translation, romanization (the fake server's lyrics)
 NETEASE_NEXT = 5000022
 INSTRUMENTAL = 5000032
-failures = []
 
 
-def check(name, condition, detail=""):
-    print(f"{'ok  ' if condition else 'FAIL'} {name}" + ("" if condition else f": {detail}"), flush=True)
-    if not condition:
-        failures.append(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(*args, **kwargs):
@@ -99,27 +88,6 @@ def make_music(directory):
     run("ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
         "color=c=red:s=64x64:d=1", "-frames:v", "1", os.path.join(local, "cover.jpg"))
     return music
-
-
-def start_fake(directory):
-    fake = subprocess.Popen([os.path.join(os.path.dirname(BINARY), "fake-netease"), "--port", "0", "--key",
-                             os.path.join(directory, "private.pem")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    info = {}
-    while "csrf" not in info:
-        text = fake.stdout.readline()
-        if not text:
-            raise RuntimeError("fake-netease did not start")
-        if text.startswith("port "):
-            info["port"] = int(text.split()[1])
-        elif text.startswith("public key "):
-            info["public"] = text[len("public key "):].strip()
-        elif text.startswith("demo MUSIC_U "):
-            info["music_u"] = text.split()[2]
-        elif text.startswith("demo __csrf "):
-            info["csrf"] = text.split()[2]
-    threading.Thread(target=fake.stdout.read, daemon=True).start()
-    return fake, info
 
 
 class Server:
@@ -189,15 +157,6 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
-
-def wait_for(condition, timeout, interval=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    return condition()
 
 
 def line_at(lines, t):
@@ -455,7 +414,7 @@ def main():
     fake = server = locked = None
     try:
         music = make_music(directory)
-        fake, info = start_fake(directory)
+        fake, info = start_fake(os.path.dirname(BINARY), directory)
         server = Server(directory, music, info)
         if "curl" in ONLY:
             locked = Server(locked_dir, music, info, 'password "reader@read"\npassword "boss@read,control"\n')
@@ -469,12 +428,7 @@ def main():
                 process.stop()
         if fake:
             fake.terminate()
-    print(f"{'FAILED' if failures else 'passed'}: web test ({len(failures)} failures)", flush=True)
-    if failures:
-        print("logs in", directory, locked_dir)
-        sys.exit(1)
-    shutil.rmtree(directory, ignore_errors=True)
-    shutil.rmtree(locked_dir, ignore_errors=True)
+    finish("web test", directory, locked_dir)
 
 
 if __name__ == "__main__":

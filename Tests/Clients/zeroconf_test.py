@@ -18,21 +18,12 @@ import sys
 import tempfile
 import time
 
+from testkit import check, finish, free_port, wait_for
+
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/nosignal")
 HOST = socket.gethostname()
-failures = []
 
 
-def check(name, condition, detail=""):
-    print(f"{'ok  ' if condition else 'FAIL'} {name}" + ("" if condition else f": {detail}"), flush=True)
-    if not condition:
-        failures.append(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def escaped(name):
@@ -50,15 +41,6 @@ def browse(service_type):
             found.add((fields[3], int(fields[8])))
     return found
 
-
-def wait_for(condition, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.3)
-    return condition()
 
 
 def start_bus():
@@ -157,11 +139,7 @@ def main():
         if publisher:
             publisher.terminate()
         stop_avahi()
-    print(f"{'FAILED' if failures else 'passed'}: zeroconf test ({len(failures)} failures)", flush=True)
-    if failures:
-        print("logs in", directory)
-        sys.exit(1)
-    subprocess.run(["rm", "-rf", directory])
+    finish("zeroconf test", directory)
 
 
 if __name__ == "__main__":

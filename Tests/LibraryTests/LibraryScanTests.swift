@@ -163,18 +163,7 @@ struct LibraryScanTests {
         #expect(try stored("root.ogg") == expected)
         // Re-tagged with the same time: a rescan writes the song again (its rank and search entry wait for the
         // indexer) and its new title is what a listing shows.
-        let retagged = fixture.root.appendingPathComponent("retagged.ogg").path
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path, "-map", "0",
-                            "-c", "copy", "-metadata:s:a:0", "TITLE=Renamed Tune", retagged]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
-        #expect(ffmpeg.terminationStatus == 0)
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.moveItem(atPath: retagged, toPath: path)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
-                                              ofItemAtPath: path)
+        try Self.retitle(path, "Renamed Tune", in: fixture)
         #expect(try library.runUpdate(uri: "", discard: true))
         let after = try stored("root.ogg")
         #expect(after.rank == nil && after.pending == 1 && after.ranked == before.ranked - 1)
@@ -266,18 +255,7 @@ struct LibraryScanTests {
         #expect(try await search("artist", "root so") == [])
         // Changed tags (a real re-tag by ffmpeg): the new value is found, the old one no longer.
         let path = fixture.music + "/root.ogg"
-        let retagged = fixture.root.appendingPathComponent("retagged.ogg").path
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path, "-map", "0",
-                            "-c", "copy", "-metadata:s:a:0", "TITLE=Renamed Tune", retagged]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
-        #expect(ffmpeg.terminationStatus == 0)
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.moveItem(atPath: retagged, toPath: path)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
-                                              ofItemAtPath: path)
+        try Self.retitle(path, "Renamed Tune", in: fixture)
         #expect(try library.runUpdate(uri: "", discard: false))
         for _ in 0..<2 {
             #expect(try await search("title", "renamed tu") == ["root.ogg"])
@@ -295,6 +273,22 @@ struct LibraryScanTests {
         try library.database.catchUpIndexes()
         #expect(try indexed() == tagged - 2)
         #expect(try await search("any", "renamed") == ["root.ogg"])
+    }
+
+    /// Gives the file a new title (a real re-tag by ffmpeg, the file replaced) and a fixed time, 1_700_000_000.
+    static func retitle(_ path: String, _ title: String, in fixture: GeneratedLibrary) throws {
+        let retagged = fixture.root.appendingPathComponent("retagged." + (path as NSString).pathExtension).path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path, "-map", "0",
+                            "-c", "copy", "-metadata:s:a:0", "TITLE=\(title)", retagged]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        #expect(ffmpeg.terminationStatus == 0)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: retagged, toPath: path)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                              ofItemAtPath: path)
     }
 
     @Test func removedSongsAreReported() throws {

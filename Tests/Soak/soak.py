@@ -68,6 +68,9 @@ import time
 import traceback
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Clients"))
+from testkit import start_fake  # noqa: E402  (the fake NetEase server, as the client tests start it)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -2346,28 +2349,6 @@ def state_file_debounce():
     except OSError:
         pass
     return 2.0, "a default of 2 s (StateFile.swift not found)"
-
-
-def start_fake(binary_dir, directory):
-    fake_binary = os.path.join(binary_dir, "fake-netease")
-    fake = subprocess.Popen([fake_binary, "--port", "0", "--key", os.path.join(directory, "private.pem")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    info, banner = {}, []
-    while "csrf" not in info:
-        text = fake.stdout.readline()
-        if not text:
-            raise RuntimeError("fake-netease did not start: " + "".join(banner))
-        banner.append(text)
-        if text.startswith("port "):
-            info["port"] = int(text.split()[1])
-        elif text.startswith("public key "):
-            info["public"] = text[len("public key "):].strip()
-        elif text.startswith("demo MUSIC_U "):
-            info["music_u"] = text.split()[2]
-        elif text.startswith("demo __csrf "):
-            info["csrf"] = text.split()[2]
-    threading.Thread(target=fake.stdout.read, daemon=True).start()
-    return fake, info
 
 
 def free_port():
