@@ -7,7 +7,8 @@ public enum CommandLineTool {
         public var description: String
     }
 
-    /// Runs `arguments` (the tool first, found on PATH) and returns its standard output; throws when it fails.
+    /// Runs `arguments` (the tool first, found on PATH) and returns its standard output; throws when it fails, with
+    /// what it wrote to standard error.
     @discardableResult
     public static func run(_ arguments: [String]) throws -> Data {
         let process = Process()
@@ -15,12 +16,17 @@ public enum CommandLineTool {
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        // A file, not a pipe: a tool that writes much to both would otherwise block on the one not being read.
+        let errorPath = NSTemporaryDirectory() + "nosignal-tool-\(UUID().uuidString).err"
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+            let errors = FileManager.default.contents(atPath: errorPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            throw Failure(description: "\(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(errors)")
         }
         return data
     }

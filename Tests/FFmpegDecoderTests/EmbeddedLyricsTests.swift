@@ -1,5 +1,6 @@
 @testable import FFmpegDecoder
 import Foundation
+import TestTools
 import Testing
 
 /// Lyrics read from files that real taggers wrote: eyeD3 and mutagen (ID3 `USLT`, `SYLT`), metaflac and
@@ -29,19 +30,7 @@ import Testing
 
     /// Runs a tagger, with its error output in the failure.
     static func tag(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolError(description: "\(arguments.joined(separator: " ")) exited with "
-                            + "\(process.terminationStatus): \(String(decoding: message, as: UTF8.self))")
-        }
+        try CommandLineTool.run(arguments)
     }
 
     /// Half a second of sine in `name`'s format (by its suffix), made by ffmpeg with `extra` options.
