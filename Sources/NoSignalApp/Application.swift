@@ -67,6 +67,7 @@ public struct Application {
                                     song.isRemote || song.uri.hasPrefix("/") ? song.uri : musicDirectory + "/" + song.uri
                                 }, logger: logger)
         for output in outputs {
+            if let warning = output.warning { logger.warning("\(warning)") }
             audio.addOutput(output.description, enabled: output.enabled, makeSink: output.makeSink)
         }
         self.audio = audio

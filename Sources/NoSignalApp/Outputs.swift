@@ -16,6 +16,8 @@ public struct ConfiguredOutput {
     var hardwareMixer: (any HardwareMixer)?
     /// A fifo output's pipe, which the application closes (and removes, if it made it) when it stops.
     var fifoPath: String?
+    /// Said once when the server starts (an output kept from an MPD configuration that plays nowhere here).
+    public var warning: String?
 
     public static func all(_ config: Configuration) throws(ConfigError) -> [ConfiguredOutput] {
         var blocks = config.audioOutputs
@@ -61,6 +63,7 @@ public struct ConfiguredOutput {
         let software = mixer == "software" || (mixer == "hardware" && type != "alsa")
         var hardwareMixer: (any HardwareMixer)?
         var fifoPath: String?
+        var warning: String?
         let paced = try bool(block, "sync", default: true)
         var description = OutputDescription(id: id, name: name, plugin: type, format: format,
                                             softwareMixer: software, paced: paced)
@@ -100,15 +103,18 @@ public struct ConfiguredOutput {
             let settings = TCPSink.Settings(host: block["host"] ?? "127.0.0.1", port: port)
             makeSink = { TCPSink(settings) }
         case "snapcast":
-            throw block.error("""
-                MPD's "snapcast" output (a Snapcast server inside MPD) is not available; run snapserver with a tcp \
-                source and use an output of type "tcp" (see "Every room" in the README)
-                """, key: "type")
+            // MPD's embedded Snapcast server: kept (an MPD configuration loads, clients see the output) but silent.
+            makeSink = { NullSink() }
+            warning = """
+                \(block.file):\(block.line): output "\(name)": MPD's "snapcast" output (a Snapcast server inside MPD) \
+                is not available and plays nowhere; run snapserver with a tcp source and use an output of type "tcp" \
+                (see "Every room" in the README)
+                """
         default:
             throw block.error("no such audio output plugin: \"\(type)\"", key: "type")
         }
         return ConfiguredOutput(description: description, enabled: enabled, makeSink: makeSink,
-                                hardwareMixer: hardwareMixer, fifoPath: fifoPath)
+                                hardwareMixer: hardwareMixer, fifoPath: fifoPath, warning: warning)
     }
 
     /// `encoder` (MPD's names: `lame`/`shine` for MP3, `vorbis`, `opus`, `flac`, `wave`; default `vorbis`) with

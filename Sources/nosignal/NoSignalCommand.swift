@@ -59,6 +59,7 @@ struct CheckConfig: AsyncParsableCommand {
         // The outputs as the server would build them: a bad block names its file and line here too.
         do {
             let outputs = try ConfiguredOutput.all(config)
+            for warning in outputs.compactMap(\.warning) { print("warning: \(warning)") }
             print("audio outputs: \(outputs.count)")
         } catch {
             FileHandle.standardError.write(Data("nosignal: \(error)\n".utf8))
