@@ -33,7 +33,8 @@ struct ExampleConfigTests {
         #expect(config.bindToAddresses == ["127.0.0.1", "any", "/home/user/.local/share/nosignal/socket"])
         #expect(config.passwords.count == 2)
         #expect(config.defaultPermissions == .all)
-        #expect(config.audioOutputs.map { $0["type"] } == ["alsa", "fifo", "httpd"])
+        #expect(config.audioOutputs.map { $0["type"] } == ["alsa", "tcp", "fifo", "httpd"])
+        #expect(config.httpPort == 6680 && config.zeroconfEnabled && config.zeroconfName == "NoSignal @ %h")
         #expect(config.netease.realIP == "116.25.146.177")
         #expect(config.mixerType == "software")
     }
