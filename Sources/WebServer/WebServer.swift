@@ -43,7 +43,8 @@ public final class WebServer: Sendable {
             }
         }
         for channel in channels {
-            if let address = channel.localAddress { logger.notice("HTTP server on \(address)") }
+            guard let address = channel.localAddress, let ip = address.ipAddress, let port = address.port else { continue }
+            logger.notice("HTTP server on http://\(ip.contains(":") ? "[\(ip)]" : ip):\(port)/")
         }
         return channels
     }
