@@ -176,6 +176,15 @@ def main():
               wait_for(lambda: "White Noise" in mpc("current"), 10), f"{answer} {mpc('status')}")
         check("snapserver hears the new song", wait_for(lambda: metadata().get("title") == "White Noise", 10),
               f"{metadata()}")
+        rpc(snapserver.control_port, "Stream.Control",
+            {"id": "NoSignal", "command": "setPosition", "params": {"position": 3.0}})
+        check("Stream.Control setPosition seeks", wait_for(lambda: "0:03/" in mpc("status"), 10), mpc("status"))
+        rpc(snapserver.control_port, "Stream.Control", {"id": "NoSignal", "command": "pause"})
+        check("Stream.Control pause pauses", wait_for(lambda: "[paused]" in mpc("status"), 10), mpc("status"))
+        rpc(snapserver.control_port, "Stream.SetProperty", {"id": "NoSignal", "property": "volume", "value": 37})
+        rpc(snapserver.control_port, "Stream.SetProperty", {"id": "NoSignal", "property": "shuffle", "value": True})
+        check("Stream.SetProperty volume and shuffle", wait_for(
+            lambda: "volume: 37%" in mpc("status") and "random: on" in mpc("status"), 10), mpc("status"))
 
         # MPD's `snapcast` output type: a clear message pointing at this setup.
         bad = os.path.join(directory, "snapcast-type.conf")
