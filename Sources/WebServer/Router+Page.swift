@@ -15,22 +15,10 @@ extension Router {
         if let uri, case .found(let found) = await lyrics.lyrics(for: uri) { lyricsText = found.plainText() }
         var queueItems = ""
         if let queue = try? await bridge.run("playlistinfo", permission: permission) {
-            var titles: [(id: String, title: String)] = []
-            var file = "", title: String?, id = ""
-            func close() { if !file.isEmpty { titles.append((id, title ?? file)) } }
-            for (key, value) in queue.pairs {
-                switch key {
-                case "file":
-                    close()
-                    (file, title, id) = (value, nil, "")
-                case "Title": title = title ?? value
-                case "Id": id = value
-                default: break
-                }
-            }
-            close()
-            queueItems = titles.prefix(Self.pageQueueLimit).map { item in
-                #"<li data-id="\#(Self.escape(item.id))"><form method="post" action="/api/playid"><input type="hidden" name="id" value="\#(Self.escape(item.id))"><button>\#(Self.escape(item.title))</button></form></li>"#
+            queueItems = Self.songs(queue.pairs).prefix(Self.pageQueueLimit).map { item in
+                let id = Self.escape((item["id"] as? Int).map(String.init) ?? "")
+                let title = Self.escape(item["title"] as? String ?? "")
+                return #"<li data-id="\#(id)"><form method="post" action="/api/playid"><input type="hidden" name="id" value="\#(id)"><button>\#(title)</button></form></li>"#
             }.joined(separator: "\n")
         }
         let title = (song?["title"] as? String) ?? "Nothing playing"

@@ -139,21 +139,25 @@ public struct Router: Sendable {
 
     func queue(_ permission: Permission) async -> WebResponse {
         do {
-            let answer = try await bridge.run("playlistinfo", permission: permission)
-            var songs: [[String: Any]] = []
-            var block: [(key: String, value: String)] = []
-            for pair in answer.pairs {
-                if pair.key == "file", !block.isEmpty {
-                    songs.append(Self.song(block))
-                    block = []
-                }
-                block.append(pair)
-            }
-            if !block.isEmpty { songs.append(Self.song(block)) }
-            return .json(songs)
+            return .json(Self.songs(try await bridge.run("playlistinfo", permission: permission).pairs))
         } catch {
             return Self.failure(error)
         }
+    }
+
+    /// A song list (`playlistinfo`, `lsinfo`) as JSON songs: each starts at its `file` line.
+    static func songs(_ pairs: [(key: String, value: String)]) -> [[String: Any]] {
+        var songs: [[String: Any]] = []
+        var block: [(key: String, value: String)] = []
+        for pair in pairs {
+            if pair.key == "file", !block.isEmpty {
+                songs.append(song(block))
+                block = []
+            }
+            block.append(pair)
+        }
+        if !block.isEmpty { songs.append(song(block)) }
+        return songs
     }
 
     static func failure(_ error: ProtocolBridge.Failure) -> WebResponse {
