@@ -43,17 +43,51 @@ def browse(service_type):
 
 
 
+BUS_SOCKET = "/run/dbus/system_bus_socket"
+
+
+def bus_answers():
+    """True when a system bus listens on its socket (a socket file left by a bus that died refuses connections)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(BUS_SOCKET)
+            return True
+        except OSError:
+            return False
+
+
 def start_bus():
-    if not os.path.exists("/run/dbus/system_bus_socket"):
-        os.makedirs("/run/dbus", exist_ok=True)
-        subprocess.run(["dbus-daemon", "--system", "--fork"], check=True, timeout=30)
-    wait_for(lambda: os.path.exists("/run/dbus/system_bus_socket"), 10)
+    """Starts a system bus unless one answers; True when this test started it."""
+    if bus_answers():
+        return False
+    for stale in (BUS_SOCKET, "/run/dbus/pid"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    os.makedirs("/run/dbus", exist_ok=True)
+    subprocess.run(["dbus-daemon", "--system", "--fork"], check=True, timeout=30)
+    wait_for(bus_answers, 10)
+    return True
+
+
+def stop_bus():
+    try:
+        os.kill(int(open("/run/dbus/pid").read()), 15)
+    except (OSError, ValueError):
+        pass
+    wait_for(lambda: not bus_answers(), 10)
+    for leftover in (BUS_SOCKET, "/run/dbus/pid"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
 
 
 def start_avahi():
     subprocess.run(["avahi-daemon", "-k"], capture_output=True, timeout=30)
     wait_for(lambda: subprocess.run(["avahi-daemon", "-c"], capture_output=True).returncode != 0, 10)
-    subprocess.run(["avahi-daemon", "--no-drop-root", "--no-chroot", "-D"], check=True, timeout=30)
+    started = subprocess.run(["avahi-daemon", "--no-drop-root", "--no-chroot", "-D"], capture_output=True, text=True,
+                             timeout=30)
+    if started.returncode != 0:
+        print(f"avahi-daemon exited with {started.returncode}: {started.stderr.strip()}")
+        return False
     return wait_for(lambda: subprocess.run(["avahi-daemon", "-c"], capture_output=True).returncode == 0, 10)
 
 
@@ -93,8 +127,9 @@ def main():
     directory = tempfile.mkdtemp(prefix="nosignal-zeroconf-")
     servers = []
     publisher = None
+    own_bus = False
     try:
-        start_bus()
+        own_bus = start_bus()
         check("avahi-daemon runs", start_avahi())
         first = Server(os.path.join(directory, "first"), "ZTest @ %h")
         servers.append(first)
@@ -139,6 +174,8 @@ def main():
         if publisher:
             publisher.terminate()
         stop_avahi()
+        if own_bus:
+            stop_bus()
     finish("zeroconf test", directory)
 
 
