@@ -280,6 +280,12 @@ public struct Application {
     public func run() async throws {
         let service = self.service
         let logger = self.logger
+        let shutdown = self.shutdown
+        // Before anything starts: a signal that arrives while the server starts stops it as soon as it serves.
+        TerminationSignals.handle { _ in
+            logger.notice("shutting down")
+            shutdown.trigger()
+        }
         let services = await start()
         let webChannels = await web?.start(Endpoints.web(config)) ?? []
         let zeroconf = Self.zeroconf(config, web: !webChannels.isEmpty, logger: logger)
@@ -297,17 +303,6 @@ public struct Application {
             }
         }
         shutdown.onTrigger { task.cancel() }
-        let signals = [SIGINT, SIGTERM].map { signalNumber -> any DispatchSourceSignal in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                logger.notice("shutting down")
-                task.cancel()
-            }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
         do {
             try await task.value
         } catch {

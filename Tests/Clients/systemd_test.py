@@ -78,10 +78,34 @@ def notify_checks(directory):
                               env=dict(os.environ, HOME=directory, NOTIFY_SOCKET="@" + name))
     try:
         check("notify: an abstract NOTIFY_SOCKET", "READY=1" in listener.recv(4096).decode())
-    finally:
+        # SIGTERM the moment READY arrives (a signal between a dispatch source's SIG_IGN and its registration was
+        # lost, and the server served on).
         server.terminate()
-        server.wait(timeout=30)
+        check("notify: SIGTERM as READY arrives stops it", exits_within(server, 30) == 0, f"exit {server.returncode}")
+    finally:
+        if server.poll() is None:
+            server.kill()
         listener.close()
+    # SIGTERM at any moment of the start: the server stops (killed by it before its handler is in, else cleanly).
+    outcomes = []
+    for delay in (0.05, 0.15, 0.3, 0.5, 0.8):
+        server = subprocess.Popen([BINARY, "serve", "--config", config(directory, free_port())], stdout=log,
+                                  stderr=log, env=dict(os.environ, HOME=directory))
+        time.sleep(delay)
+        server.terminate()
+        outcomes.append(exits_within(server, 30))
+    check("SIGTERM during the start stops the server", all(code in (0, -signal.SIGTERM) for code in outcomes),
+          f"{outcomes}")
+
+
+def exits_within(server, seconds):
+    """The exit status, or None (and the server killed) when it did not exit in time."""
+    try:
+        return server.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        return None
 
 
 def activation_checks(directory):
