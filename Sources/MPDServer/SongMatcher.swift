@@ -44,11 +44,24 @@ struct SongMatcher {
         self.regexes = regexes
     }
 
-    func matches(_ item: Queue.Item) -> Bool { matches(folded, item.song, priority: item.priority) }
+    func matches(_ item: Queue.Item) -> Bool {
+        withUnsafePointer(to: item) { matches(queueItem: $0) }
+    }
 
-    func matches(_ song: Song, priority: UInt8 = 0) -> Bool { matches(folded, song, priority: priority) }
+    func matches(_ song: Song, priority: UInt8 = 0) -> Bool {
+        withUnsafePointer(to: song) { matches(folded, $0, priority: priority) }
+    }
 
-    private func matches(_ expression: FilterExpression, _ song: Song, priority: UInt8) -> Bool {
+    /// An item read where it is (the queue's buffer): the song's fields are read through the pointer, so matching
+    /// does not copy the item, which retained and released its song's storage for each item of a long queue.
+    func matches(queueItem item: UnsafePointer<Queue.Item>) -> Bool {
+        let song = UnsafeRawPointer(item).advanced(by: Self.songOffset).assumingMemoryBound(to: Song.self)
+        return matches(folded, song, priority: item.pointee.priority)
+    }
+
+    private static let songOffset = MemoryLayout<Queue.Item>.offset(of: \Queue.Item.song)!
+
+    private func matches(_ expression: FilterExpression, _ song: UnsafePointer<Song>, priority: UInt8) -> Bool {
         switch expression {
         case .tag(let selector, let match):
             return matchesWithoutNegation(selector, match, song) != match.negated
@@ -57,13 +70,13 @@ struct SongMatcher {
         case .and(let all):
             return all.allSatisfy { matches($0, song, priority: priority) }
         case .base(let directory):
-            return directory.isEmpty || song.uri == directory || song.uri.hasPrefix(directory + "/")
+            return directory.isEmpty || song.pointee.uri == directory || song.pointee.uri.hasPrefix(directory + "/")
         case .modifiedSince(let time):
-            return (song.lastModified ?? Int64.min) >= time
+            return (song.pointee.lastModified ?? Int64.min) >= time
         case .addedSince(let time):
-            return (song.added ?? Int64.min) >= time
+            return (song.pointee.added ?? Int64.min) >= time
         case .audioFormat(let pattern):
-            guard let format = song.audioFormat.flatMap(Self.parseFormat) else { return false }
+            guard let format = song.pointee.audioFormat.flatMap(Self.parseFormat) else { return false }
             return pattern.matches(sampleRate: format.rate, sampleFormat: format.format, channels: format.channels)
         case .priority(let atLeast):
             return Int(priority) >= atLeast
@@ -74,12 +87,13 @@ struct SongMatcher {
 
     /// `TagSongFilter::Match` before negation: any value of the tag (or of its fallbacks when the song lacks it)
     /// matches; a song without the tag matches an empty value. Values are compared on the song's packed bytes.
-    private func matchesWithoutNegation(_ selector: TagSelector, _ match: StringMatch, _ song: Song) -> Bool {
+    private func matchesWithoutNegation(_ selector: TagSelector, _ match: StringMatch,
+                                        _ song: UnsafePointer<Song>) -> Bool {
         switch selector {
         case .file:
-            return matchesString(song.uri, match)
+            return matchesString(song.pointee.uri, match)
         case .any:
-            return song.packedTags.bytes.withUnsafeBufferPointer { all in
+            return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
                 var index = 0
                 while index < all.count, PackedTags.field(all, &index) != nil, let value = PackedTags.field(all, &index) {
                     if matchesValue(value, match) { return true }
@@ -87,9 +101,9 @@ struct SongMatcher {
                 return false
             }
         case .tag(let tag):
-            let own = scan(song.packedTags, tag, match)
+            let own = scan(song, tag, match)
             if own.has { return own.matched }
-            for fallback in Self.fallbacks(of: tag) where scan(song.packedTags, fallback, match).matched {
+            for fallback in Self.fallbacks(of: tag) where scan(song, fallback, match).matched {
                 return true
             }
             return match.value.isEmpty
@@ -98,10 +112,10 @@ struct SongMatcher {
 
     /// Whether the tags hold tag `name`, and whether one of its values matches. A plain loop over the bytes: with a
     /// closure per tag, retaining what it captured cost more than the comparisons.
-    private func scan(_ tags: PackedTags, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
+    private func scan(_ song: UnsafePointer<Song>, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
         var wanted = name.mpdName
         return wanted.withUTF8 { wanted in
-            tags.bytes.withUnsafeBufferPointer { all in
+            song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
                 var has = false
                 var index = 0
                 while index < all.count, let tagName = PackedTags.field(all, &index),
