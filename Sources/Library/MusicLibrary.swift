@@ -119,7 +119,7 @@ public final class MusicLibrary: Sendable {
         }
     }
 
-    /// `streaming` false reads all songs of a recursive listing in one pass: faster when they are all kept (`add`).
+    /// `streaming` false reads all songs of a recursive listing in one pass: faster when they are all kept (`list`).
     private func visit(uri raw: String, recursive: Bool, streaming: Bool,
                        _ visit: (LibraryEntry) throws -> Bool) throws {
         // No path check here: MPD just finds nothing ("No such directory").
@@ -155,8 +155,12 @@ public final class MusicLibrary: Sendable {
         // A directory: its songs straight from the tree, without a listing entry per song.
         let songs: [Song]? = try database.writer.read { db in
             guard let directory = try Self.directoryID(db, path: uri) else { return nil }
+            // The tree's shape, then each directory's songs read straight into the answer as the walk reaches it
+            // (all songs read at once went through a dictionary by directory and were copied out of it).
             var songs: [Song] = []
-            try Tree.load(db, under: uri, songs: true).appendSongs(directory, to: &songs)
+            try Tree.load(db, under: uri, songs: false).forEachDirectory(directory) { id in
+                try Tree.appendSongs(db, in: id, to: &songs)
+            }
             return songs
         }
         return try songs ?? list(uri: raw, recursive: true).compactMap(\.song)
@@ -195,7 +199,24 @@ public final class MusicLibrary: Sendable {
 
         /// The songs of one directory, in walk order.
         static func songs(_ db: GRDB.Database, in directoryID: Int64) throws -> [Song] {
-            try loadSongs(db, directories: "SELECT ?1", arguments: [directoryID])[directoryID] ?? []
+            var songs: [Song] = []
+            try appendSongs(db, in: directoryID, to: &songs)
+            return songs
+        }
+
+        /// Appends the songs of one directory to `result`, in walk order: by their stored ranks when each has one
+        /// (an unranked song sorts first, so the first row tells), else sorted by their tags.
+        static func appendSongs(_ db: GRDB.Database, in directoryID: Int64, to result: inout [Song]) throws {
+            let start = result.count
+            var ranked = true
+            try LibraryQueries.forEachRow(db, SQL(sql: """
+                SELECT walk_rank IS NOT NULL, \(LibraryQueries.songColumns) FROM song WHERE directory_id = ?
+                ORDER BY walk_rank
+                """, arguments: [directoryID])) { row in
+                if result.count == start { ranked = sqlite3_column_int(row, 0) != 0 }
+                result.append(LibraryQueries.song(row, from: 1))
+            }
+            if !ranked { result.replaceSubrange(start..., with: sortSongs(Array(result[start...]))) }
         }
 
         static func load(_ db: GRDB.Database, directories: String, arguments: StatementArguments,
@@ -264,10 +285,10 @@ public final class MusicLibrary: Sendable {
             }.map(\.0)
         }
 
-        /// The songs of directory `id` and (recursively) of its children, in walk order.
-        func appendSongs(_ id: Int64, to result: inout [Song]) {
-            if let songs = songs[id] { result.append(contentsOf: songs) }
-            for child in Self.inWalkOrder(children[id] ?? []) { appendSongs(child.id, to: &result) }
+        /// Directory `id` and (recursively) its children, in walk order.
+        func forEachDirectory(_ id: Int64, _ body: (Int64) throws -> Void) rethrows {
+            try body(id)
+            for child in Self.inWalkOrder(children[id] ?? []) { try forEachDirectory(child.id, body) }
         }
 
         /// Visits directory `id` in MPD's `Directory::Walk` order, its songs from `songs` when given (read as the
