@@ -44,10 +44,6 @@ struct SongMatcher {
         self.regexes = regexes
     }
 
-    func matches(_ item: Queue.Item) -> Bool {
-        withUnsafePointer(to: item) { matches(queueItem: $0) }
-    }
-
     func matches(_ song: Song, priority: UInt8 = 0) -> Bool {
         withUnsafePointer(to: song) { matches(folded, $0, priority: priority) }
     }

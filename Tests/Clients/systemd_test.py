@@ -173,10 +173,7 @@ def activation_checks(directory):
               f"children {children}, sockets {leaked}")
     finally:
         server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        exits_within(server, 30)
 
 
 def journal_checks(directory):
@@ -237,10 +234,7 @@ def socket_activate_checks(directory):
         check("systemd-socket-activate: mpc through the unix socket", local.returncode == 0, local.stderr)
     finally:
         runner.terminate()
-        try:
-            runner.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            runner.kill()
+        exits_within(runner, 30)
 
 
 def verify_checks(directory):
