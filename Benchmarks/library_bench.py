@@ -21,7 +21,9 @@ Measured, for each server in turn (MPD first, then NoSignal), on loopback with a
   count-group `count group artist` on the LARGE database.
   list-artist `list artist` on the LARGE database.
   listallinfo `listallinfo "large/d00"` (a 10,000-song folder, or the whole LARGE library when smaller).
-  add         `add "large/d00"` to an empty queue (then `clear`, not timed).
+  add         `add "large/d00"` to an empty queue (then `clear`, not timed), after `listallinfo` of it.
+  *-first     also listallinfo and add: the first `listallinfo "large/d00"`, and one `add` of each of "large/d01"…"d03"
+              (folders not read before; NoSignal keeps the songs of the folders it read last, up to a full queue).
   find        `find artist "Artist 042"` on the LARGE database (exact match, LARGE/500 results).
   list        `list album group albumartist` on the LARGE database (what ncmpcpp's media library does).
   playlistinfo `playlistinfo` of a QUEUE-song queue (the queue is built with one `add` of a folder).
@@ -377,7 +379,7 @@ def timed_rescan(server, expected):
 
 
 METRICS = ("update", "rescan", "update-large", "settle", "search", "search-first", "search-tag", "search-tag-first",
-           "find", "find-first", "list", "list-first", "list-artist", "list-artist-first", "count-group", "listallinfo", "add", "playlistinfo", "playlistfind", "playlistsearch", "rss-db",
+           "find", "find-first", "list", "list-first", "list-artist", "list-artist-first", "count-group", "listallinfo", "listallinfo-first", "add", "add-first", "playlistinfo", "playlistfind", "playlistsearch", "rss-db",
            "rss")
 
 
@@ -423,8 +425,14 @@ def measure(kind, small_tree, large_tree):
                 attempt("list-artist-first", lambda: FIRST["list artist"])
             attempt("count-group", lambda: median_time(server.client, "count group artist", ARGS.rounds))
             folder = '"large/d00"' if ARGS.large >= 10000 else '"large"'
-            attempt("listallinfo", lambda: median_time(server.client, f"listallinfo {folder}", ARGS.rounds,
-                                                       min(ARGS.large, 10000)))
+            if attempt("listallinfo", lambda: median_time(server.client, f"listallinfo {folder}", ARGS.rounds,
+                                                          min(ARGS.large, 10000))):
+                attempt("listallinfo-first", lambda: FIRST[f"listallinfo {folder}"])
+            if ARGS.large >= 40000:
+                # Folders nothing has read yet (NoSignal keeps the songs of the folders it read last): the median of
+                # one `add` of each of three.
+                attempt("add-first", lambda: statistics.median(
+                    timed_add(server.client, f'add "large/d0{n}"', 1) for n in (1, 2, 3)))
             attempt("add", lambda: timed_add(server.client, f"add {folder}", ARGS.rounds))
 
             def queue():

@@ -30,6 +30,11 @@ public struct Response: Sendable, Equatable {
         }
     }
 
+    /// `add` of a key given as its UTF-8 bytes (a tag name as a song's `PackedTags` holds it).
+    public mutating func add(utf8Key key: UnsafeBufferPointer<UInt8>, utf8 value: UnsafeBufferPointer<UInt8>) {
+        writeLine(key, value)
+    }
+
     /// Three bulk appends (a `memcpy` each) after one capacity check: a song list is mostly these lines, and
     /// anything per byte or per piece (a uniqueness and capacity check each) was most of its cost.
     private mutating func writeLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {

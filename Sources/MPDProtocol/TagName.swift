@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The 35 tag types of MPD 0.24 (`src/tag/Type.hxx`), in MPD's order, which is also the order of
 /// `tagtypes` output and of tag lines in song blocks.
 public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
@@ -45,16 +49,34 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
         self.init(parsing: Substring(name))
     }
 
+    /// The canonical names' bytes one after another, each at `nameStarts[rawValue]`: compared with `memcmp`, as a
+    /// song list compares every tag name of every song.
+    private static let nameBytes: [UInt8] = allCases.flatMap { Array($0.mpdName.utf8) }
+    private static let nameStarts: [Int] = allCases.reduce(into: [0]) { $0.append($0.last! + $1.mpdName.utf8.count) }
+
+    /// The tag whose canonical spelling is exactly these bytes (what songs store), found by the name's length and
+    /// first byte and one `memcmp`.
+    public init?(canonicalUTF8 name: UnsafeBufferPointer<UInt8>) {
+        guard let base = name.baseAddress, let first = name.first, first < 128, name.count < 32 else { return nil }
+        let found = Self.nameBytes.withUnsafeBufferPointer { names -> TagName? in
+            for tag in Self.candidates[name.count &* 128 &+ Int(first)]
+            where memcmp(names.baseAddress! + Self.nameStarts[tag.rawValue], base, name.count) == 0 {
+                return tag
+            }
+            return nil
+        }
+        guard let found else { return nil }
+        self = found
+    }
+
     /// `init(parsing:)` for a name's UTF-8 bytes (a song's `PackedTags`), without making a `String` of the usual
     /// canonical spelling.
     public init?(utf8 name: UnsafeBufferPointer<UInt8>) {
-        if let first = name.first, first < 128, name.count < 32 {
-            for tag in Self.candidates[name.count &* 128 &+ Int(first)] where Self.names[tag.rawValue].utf8.elementsEqual(name) {
-                self = tag
-                return
-            }
+        if let tag = TagName(canonicalUTF8: name) {
+            self = tag
+        } else {
+            self.init(parsing: String(decoding: name, as: UTF8.self))
         }
-        self.init(parsing: String(decoding: name, as: UTF8.self))
     }
 
     /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument. Only ASCII

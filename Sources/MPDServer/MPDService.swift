@@ -329,9 +329,23 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         let eventLoop = context.eventLoop
         if let work = output.deferred {
             let done = deferredWorkDone
+            // A long answer's parts go out as they are written, in order before the rest of the answer (in a command
+            // list they wait with the list's answer).
+            let sink: @Sendable ([UInt8]) -> Void = { part in
+                eventLoop.execute {
+                    let (handler, context) = bound.value
+                    guard let session = handler.session, !handler.closing, handler.emit(part, context: context),
+                          !session.isInList else { return }
+                    handler.sendAnswers(context: context)
+                }
+            }
             deferredWork = Task {
                 let result: Result<Response, any Error>
-                do { result = .success(try await work()) } catch { result = .failure(error) }
+                do {
+                    result = .success(try await StreamedAnswer.withPartSink(sink, work))
+                } catch {
+                    result = .failure(error)
+                }
                 defer { done?() }
                 let answer = HandOff(result)
                 eventLoop.execute {

@@ -82,6 +82,9 @@ public final class Session {
     /// sends a list's answer when the list is done, and drops the client when the answer passes its output buffer.
     public var isYielding: Bool { paused != nil }
 
+    /// A command list is running (its answer goes out whole when it ends).
+    public var isInList: Bool { paused != nil || suspended?.list != nil }
+
     /// A deferred command runs or a command list yielded: input waits until it is done.
     public var isSuspended: Bool { suspended != nil || paused != nil }
 

@@ -92,8 +92,12 @@ enum SongFormatter {
         if let added = song.added { r.addTime("Added", unix: added) }
         if let format = song.audioFormat { r.add("Format", format) }
         song.packedTags.forEach { name, value in
-            guard let tag = TagName(utf8: name), mask.contains(tag) else { return }
-            r.add(tag.mpdName, utf8: value)
+            // Stored names are the canonical spellings, printed as they are; any other spelling is printed canonical.
+            if let tag = TagName(canonicalUTF8: name) {
+                if mask.contains(tag) { r.add(utf8Key: name, utf8: value) }
+            } else if let tag = TagName(utf8: name), mask.contains(tag) {
+                r.add(tag.mpdName, utf8: value)
+            }
         }
         if let duration {
             r.add("Time", Int(saturating: duration.rounded()))

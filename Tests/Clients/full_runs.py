@@ -279,6 +279,7 @@ def run_python(server):
         ("listmounts", []), ("listneighbors", []), ("listpartitions", []), ("channels", []), ("readmessages", []),
         ("lsinfo", []), ("lsinfo", ["Sigur Rós"]), ("listfiles", ["Untagged"]), ("listall", ["Various"]),
         ("listallinfo", ["Various"]), ("count", ["artist", "Sigur Rós"]), ("count", ["group", "artist"]),
+        ("listallinfo", ["Many"]), ("listall", ["Many"]), ("find", ["(base 'Many')"]), ("search", ["title", "many 1"]),
         ("list", ["album"]), ("list", ["title", "artist", "Solo"]), ("find", ["artist", "Solo"]),
         ("search", ["any", "sigur"]), ("find", ["(Title == 'Vaka')"]), ("readcomments", [SONG]),
         ("albumart", [SONG]), ("readpicture", [SONG]),
@@ -329,8 +330,20 @@ def run_python(server):
             value = f"ConnectionError: {e}"
             c = server.client()
         results.append((f"{name}({', '.join(map(repr, args))})", normalise_python(value, server.kind)))
+        if name in ("update", "rescan"):
+            # The job runs to its end in both servers before the next call (MPD's lasts as long as its save).
+            deadline = time.time() + 20
+            while "updating_db" in c.status() and time.time() < deadline:
+                time.sleep(0.05)
         if name in ("play", "next", "previous", "pause", "seek", "seekcur", "update", "rescan"):
             time.sleep(0.3)
+    # Long answers inside a command list (they go out with the list's answer, after the commands before them).
+    c.command_list_ok_begin()
+    c.ping()
+    c.listallinfo("Many")
+    c.find("(base 'Many/d1')")
+    c.listall("Many")
+    results.append(("command list", normalise_python(c.command_list_end(), server.kind)))
     c.disconnect()
     return results
 
@@ -419,6 +432,28 @@ def add_long_songs(music):
     subprocess.run(["touch", "-d", "2020-01-02T03:04:05Z", folder, music], check=True)
 
 
+def add_many_songs(music):
+    """600 short FLACs in `Many/d0`…`Many/d5`, each with its own title and track: listings of them are long
+    enough (about 150 KB) to go out in parts (`StreamedAnswer.partSize`)."""
+    template = os.path.join(music, "many-template.flac")
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-f", "lavfi", "-i",
+                    "sine=frequency=440:duration=0.05:sample_rate=8000", "-c:a", "flac", "-sample_fmt", "s16",
+                    "-fflags", "+bitexact", "-flags:a", "+bitexact", "-metadata", "artist=Many Artist",
+                    "-metadata", "album=Many Album", "-metadata", "genre=Drone", template], check=True)
+    for number in range(600):
+        folder = os.path.join(music, "Many", f"d{number // 100}")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, f"{number:03d}.flac")
+        shutil.copyfile(template, path)
+        # Tracks against the file names' order, so the walk order is the tags' and not the names'.
+        subprocess.run(["metaflac", f"--set-tag=TITLE=Many {number}", f"--set-tag=TRACKNUMBER={100 - number % 100}",
+                        path], check=True)
+        subprocess.run(["touch", "-d", "2020-01-02T03:04:05Z", path], check=True)
+    os.unlink(template)
+    for folder in [os.path.join(music, "Many", f"d{n}") for n in range(6)] + [os.path.join(music, "Many"), music]:
+        subprocess.run(["touch", "-d", "2020-01-02T03:04:05Z", folder], check=True)
+
+
 def main():
     global ORACLE_BELOW_0_24
     ORACLE_BELOW_0_24 = oracle_version() < (0, 24)
@@ -426,6 +461,7 @@ def main():
     music = os.path.join(library, "music")
     subprocess.run([os.path.join(ROOT, "Tests/Support/make_library.sh"), music], check=True)
     add_long_songs(music)
+    add_many_songs(music)
     failed = 0
     try:
         for kind in ONLY:

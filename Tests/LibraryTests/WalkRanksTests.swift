@@ -76,6 +76,41 @@ struct WalkRanksTests {
         #expect(try await orders(library) == ranked)
     }
 
+    /// `add` reads a folder's songs by the run of their ids (`Tree.appendSongs`), skipping other folders' songs
+    /// inside the run, and by rank when the run is too long: with two folders' runs interleaved and one folder's
+    /// songs far apart, ranked or not, it gives the listing's order (read through the `song_walk` index instead).
+    @Test func foldersWhoseSongIdsInterleave() async throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        try library.database.catchUpIndexes()
+        try await library.database.writer.write { db in
+            let folders = try Int64.fetchAll(db, sql: """
+                SELECT directory_id FROM song GROUP BY directory_id HAVING count(*) >= 3 ORDER BY min(id) LIMIT 2
+                """)
+            try #require(folders.count == 2)
+            // Every other song of the second folder moves to the first; the library's first song to the second.
+            try db.execute(sql: "UPDATE song SET directory_id = ? WHERE directory_id = ? AND id % 2 = 0",
+                           arguments: [folders[0], folders[1]])
+            try db.execute(sql: "UPDATE song SET directory_id = ? WHERE id = (SELECT min(id) FROM song)",
+                           arguments: [folders[1]])
+            try db.execute(sql: "UPDATE song SET walk_rank = NULL")
+            try WalkRanks.rankAll(db)
+        }
+        func compare() async throws {
+            let listed = try library.list(uri: "", recursive: true).compactMap(\.song).map(\.uri)
+            #expect(listed.count > 10)
+            #expect(try await library.songsForQueue(uri: "").map(\.uri) == listed)
+        }
+        try await compare()
+        // Ranks against the id order inside every folder, then no ranks at all.
+        try await library.database.writer.write { db in
+            try db.execute(sql: "UPDATE song SET walk_rank = 1000000 - walk_rank")
+        }
+        try await compare()
+        try forgetRanks(library)
+        try await compare()
+    }
+
     @Test func anUpdateRanksWhatItChanged() async throws {
         let fixture = try GeneratedLibrary()
         let library = fixture.library
