@@ -70,16 +70,25 @@ extension LibraryQueries {
             return seen.indices.filter { seen[$0] }.map { [strings[byRank[$0]]] }
         }
         if levels.count == 2 {
-            // Two levels (`list album group albumartist`, the common case): a tuple is one integer.
-            var tuples: Set<UInt64> = []
+            // Two levels (`list album group albumartist`, the common case): a tuple is one integer. Every song's
+            // tuples sorted, then the repeats dropped: cheaper than hashing each into a set and sorting that.
+            var tuples: [UInt64] = []
+            tuples.reserveCapacity(songIDs.count)
             for song in 0..<songIDs.count {
                 state.forEachValue(song: song, level: 0, empty: emptyRank) { outer in
                     state.forEachValue(song: song, level: 1, empty: emptyRank) { inner in
-                        tuples.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner)))
+                        tuples.append(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner)))
                     }
                 }
             }
-            return tuples.sorted().map { [strings[byRank[Int($0 >> 32)]], strings[byRank[Int($0 & 0xFFFF_FFFF)]]] }
+            tuples.sort()
+            var rows: [[String]] = []
+            var previous: UInt64?
+            for tuple in tuples where tuple != previous {
+                previous = tuple
+                rows.append([strings[byRank[Int(tuple >> 32)]], strings[byRank[Int(tuple & 0xFFFF_FFFF)]]])
+            }
+            return rows
         }
         var tuples: Set<[Int32]> = []
         var tuple = [Int32](repeating: 0, count: levels.count)
@@ -182,54 +191,114 @@ extension LibraryQueries {
     }
 
     /// Value texts interned as integers, in the order first seen.
+    /// Values by id, each stored once. Looked up by their bytes (open addressing over FNV-1a hashes), so a value
+    /// read from the database is found without making a `String` of it.
     struct InternedValues {
-        private var ids: [String: Int32] = [:]
         private(set) var strings: [String] = []
+        private var slots = [Int32](repeating: -1, count: 1024)
+        private var bytes: [UInt8] = []
+        /// Value `id`'s bytes are `bytes[starts[id]..<starts[id + 1]]`.
+        private var starts: [Int] = [0]
 
         mutating func intern(_ text: String) -> Int32 {
-            if let id = ids[text] { return id }
+            var text = text
+            return text.withUTF8 { intern(bytes: $0) }
+        }
+
+        mutating func intern(bytes value: UnsafeBufferPointer<UInt8>) -> Int32 {
+            let mask = slots.count - 1
+            var slot = Self.hash(value) & mask
+            while case let id = slots[slot], id >= 0 {
+                if equals(id, value) { return id }
+                slot = (slot + 1) & mask
+            }
             let id = Int32(strings.count)
-            strings.append(text)
-            ids[text] = id
+            strings.append(String(decoding: value, as: UTF8.self))
+            bytes.append(contentsOf: value)
+            starts.append(bytes.count)
+            slots[slot] = id
+            if strings.count * 2 > slots.count { grow() }
             return id
+        }
+
+        /// Whether value `id` (-1: none) has these bytes.
+        func equals(_ id: Int32, _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard id >= 0 else { return false }
+            let start = starts[Int(id)]
+            guard starts[Int(id) + 1] - start == value.count else { return false }
+            guard let base = value.baseAddress, !value.isEmpty else { return true }
+            return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + start, base, value.count) == 0 }
+        }
+
+        private mutating func grow() {
+            slots = [Int32](repeating: -1, count: slots.count * 2)
+            let mask = slots.count - 1
+            bytes.withUnsafeBufferPointer { all in
+                for id in strings.indices {
+                    let value = UnsafeBufferPointer(rebasing: all[starts[id]..<starts[id + 1]])
+                    var slot = Self.hash(value) & mask
+                    while slots[slot] >= 0 { slot = (slot + 1) & mask }
+                    slots[slot] = Int32(id)
+                }
+            }
+        }
+
+        private static func hash(_ value: UnsafeBufferPointer<UInt8>) -> Int {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in value { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            return Int(truncatingIfNeeded: hash ^ hash >> 32)
         }
     }
 
-    /// Calls `body` with (dense song index, tag id, interned value) for every row of the tags `tags` (ids, comma
-    /// separated) of the songs in `index`: the whole `(tag, value)` index when most songs are in scope (so equal
-    /// values come in runs and are interned once per run), else the songs' rows by key.
+    /// Calls `body` with (dense song index, tag id, interned value) for every value of the tags `tags` (ids, comma
+    /// separated) of the songs in `index`: from every song's tags column (`SongTagsColumn`, one row per song rather
+    /// than one per value: a third of the rows, and read in the table's order) when most songs are in scope, else
+    /// from the songs' tag rows by key.
     static func forEachTagRow(_ db: Database, tags: String, songIDs: [Int64], everything: Bool, index: SongIndex,
                               values: inout InternedValues, _ body: (Int, Int, Int32) -> Void) throws {
-        var previousTag: Int32 = -1
-        var previousBytes: [UInt8] = []
-        var previousID: Int32 = 0
-        func visit(_ handle: OpaquePointer) {
-            guard let song = index[sqlite3_column_int64(handle, 0)] else { return }
-            let tag = sqlite3_column_int(handle, 1)
-            guard tag >= 0, Int(tag) < TagName.allCases.count else { return }
-            let text = sqlite3_column_text(handle, 2)
-            let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 2))
-            let value: Int32
-            if tag == previousTag, count == previousBytes.count,
-               count == 0 || previousBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, text!, count) == 0 }) {
-                value = previousID
-            } else {
-                let bytes = UnsafeBufferPointer(start: text, count: count)
-                value = values.intern(String(decoding: bytes, as: UTF8.self))
-                previousTag = tag
-                previousBytes = Array(bytes)
-                previousID = value
-            }
-            body(song, Int(tag), value)
-        }
         if everything || songIDs.count > 5000 {
-            try forEachRow(db, SQL(sql: "SELECT song_id, tag, value FROM song_tag WHERE tag IN (\(tags))"), visit)
-        } else {
-            for chunk in chunks(songIDs) {
-                try forEachRow(db, SQL(sql: """
-                    SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
-                    AND +tag IN (\(tags))
-                    """, arguments: [chunk]), visit)
+            var wanted = [Bool](repeating: false, count: TagName.allCases.count)
+            // The (length, first byte) of the wanted tags' names: most other names are passed over on these.
+            var wantedShape = [Bool](repeating: false, count: 32 * 128)
+            for id in tags.split(separator: ",") {
+                guard let raw = Int(id), let tag = TagName(rawValue: raw) else { continue }
+                wanted[raw] = true
+                let name = tag.mpdName.utf8
+                wantedShape[name.count * 128 + Int(name.first!)] = true
+            }
+            // The value each tag had last: songs stored together (an album's) share most of their values.
+            var last = [Int32](repeating: -1, count: TagName.allCases.count)
+            try forEachRow(db, "SELECT id, tags FROM song WHERE tags IS NOT NULL") { handle in
+                guard let song = index[sqlite3_column_int64(handle, 0)], let blob = sqlite3_column_blob(handle, 1)
+                else { return }
+                let all = UnsafeBufferPointer(start: blob.assumingMemoryBound(to: UInt8.self),
+                                              count: Int(sqlite3_column_bytes(handle, 1)))
+                var position = 0
+                while position < all.count {
+                    guard let name = PackedTags.field(all, &position), let value = PackedTags.field(all, &position)
+                    else { break }
+                    // Stored names are the canonical spellings (`SongTagsColumn.encode`).
+                    guard let first = name.first, first < 128, name.count < 32,
+                          wantedShape[name.count * 128 + Int(first)],
+                          let tag = TagName(canonicalUTF8: name), wanted[tag.rawValue] else { continue }
+                    let id = values.equals(last[tag.rawValue], value) ? last[tag.rawValue] : values.intern(bytes: value)
+                    last[tag.rawValue] = id
+                    body(song, tag.rawValue, id)
+                }
+            }
+            return
+        }
+        for chunk in chunks(songIDs) {
+            try forEachRow(db, SQL(sql: """
+                SELECT song_id, tag, value FROM song_tag WHERE song_id IN (SELECT value FROM json_each(?)) \
+                AND +tag IN (\(tags))
+                """, arguments: [chunk])) { handle in
+                guard let song = index[sqlite3_column_int64(handle, 0)] else { return }
+                let tag = sqlite3_column_int(handle, 1)
+                guard tag >= 0, Int(tag) < TagName.allCases.count else { return }
+                let text = sqlite3_column_text(handle, 2)
+                let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 2))
+                body(song, Int(tag), values.intern(bytes: UnsafeBufferPointer(start: text, count: count)))
             }
         }
     }

@@ -33,17 +33,34 @@ enum DatabaseQueryCommands {
             let queries = try context.requireQueries()
             let query = try FilterParser.parseList(arguments: request.arguments, validateRegex: validator(queries))
             // An answer given since the database last changed is printed at once, without a trip off the event loop.
-            if let rows = queries.cachedList(query) { return .ok(listing(rows, query)) }
-            return .deferred { listing(try await queries.list(query), query) }
+            if let rows = queries.cachedList(query) {
+                var response = Response()
+                writeListing(rows, query) { body in
+                    body(&response)
+                    return true
+                }
+                return .ok(response)
+            }
+            let limit = context.server.settings.outputBufferLimit
+            return .deferred {
+                let rows = try await queries.list(query)
+                // Streamed: `list album group albumartist` of a large library is megabytes.
+                return try await StreamedAnswer.build(limit: limit) { answer in
+                    writeListing(rows, query) { answer.write($0) }
+                }
+            }
         },
     ]
 
-    /// `list`'s rows as MPD prints them: a level's value only where it changes from the row before.
-    private static func listing(_ rows: [[String]], _ query: ListQuery) -> Response {
-        var response = Response()
+    /// `list`'s rows as MPD prints them: a level's value only where it changes from the row before. Each row goes
+    /// through `write`, which returns false to stop.
+    private static func writeListing(_ rows: [[String]], _ query: ListQuery,
+                                     _ write: ((inout Response) -> Void) -> Bool) {
         guard let tag = query.tag else {
-            for row in rows { response.add("file", row[0]) }
-            return response
+            for row in rows {
+                guard write({ $0.add("file", row[0]) }) else { return }
+            }
+            return
         }
         let names = (query.groups + [tag]).map(\.mpdName)
         var previous: [String]?
@@ -52,10 +69,9 @@ enum DatabaseQueryCommands {
             if let previous {
                 while level < row.count - 1, row[level] == previous[level] { level += 1 }
             }
-            for i in level..<row.count { response.add(names[i], row[i]) }
+            guard write({ response in for i in level..<row.count { response.add(names[i], row[i]) } }) else { return }
             previous = row
         }
-        return response
     }
 
     static func validator(_ queries: any DatabaseQueries) -> FilterParser.RegexValidator {
