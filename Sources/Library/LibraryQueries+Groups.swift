@@ -11,8 +11,8 @@ extension LibraryQueries {
     ///
     /// Built in one pass over the rows of the tags involved rather than by joining one value relation per level
     /// in SQL: SQLite had to materialise and index each relation and sort the join, five times MPD's time on a
-    /// large library. The rows come from the `(tag, value)` index (or by key for a few filtered songs) through
-    /// SQLite's C API; values are interned once per run of equal values, so songs and tuples are plain integers
+    /// large library. The values come from the songs' tags columns (or their tag rows by key for a few filtered
+    /// songs) through SQLite's C API (`forEachTagRow`) and are interned, so songs and tuples are plain integers
     /// until the distinct tuples are sorted.
     static func groupedValues(_ levels: [TagName], expression: FilterExpression, _ db: Database) throws -> [[String]] {
         let chains = levels.map(FilterSQL.filterChain)

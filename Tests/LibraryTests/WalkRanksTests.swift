@@ -114,6 +114,9 @@ struct WalkRanksTests {
     @Test func anUpdateRanksWhatItChanged() async throws {
         let fixture = try GeneratedLibrary()
         let library = fixture.library
+        // `add` of the folder before the update: its songs are kept (`directorySongs`) until the database changes.
+        let before = try await library.songsForQueue(uri: "Sigur Rós/Ágætis byrjun").map(\.uri)
+        #expect(before.count >= 3)
         // A new song that sorts first in its folder (no album), and a new folder that sorts first at the root.
         let folder = fixture.music + "/Sigur Rós/Ágætis byrjun"
         try FileManager.default.copyItem(atPath: fixture.music + "/Untagged/silence.wav", toPath: folder + "/00 new.wav")
@@ -132,6 +135,8 @@ struct WalkRanksTests {
         let ranked = try await orders(library)
         #expect(ranked[3].prefix(4) == ["file: .hidden.ogg", "file: root.ogg", "directory: 0 first", "file: 0 first/a.wav"])
         #expect(ranked[0].contains("Sigur Rós/Ágætis byrjun/00 new.wav"))
+        #expect(try await library.songsForQueue(uri: "Sigur Rós/Ágætis byrjun").map(\.uri)
+            == ["Sigur Rós/Ágætis byrjun/00 new.wav"] + before)
         // A folder the update did not change keeps its songs' ranks.
         #expect(try await library.database.writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT walk_rank FROM song WHERE uri = 'Untagged/untagged.mp3'")
