@@ -2,7 +2,7 @@ import MPDProtocol
 import Synchronization
 
 /// The client's output buffer would overflow with this answer: MPD then drops the client without sending any of
-/// it ("Output buffer is full"); the session does the same.
+/// it ("Output buffer is full"); the session does the same (of an answer sent in parts, the parts before have gone).
 public struct OutputBufferFull: Error, Equatable {
     public init() {}
 }
