@@ -190,7 +190,6 @@ extension LibraryQueries {
             .map { (strings[$0], songs[$0], total[$0]) }
     }
 
-    /// Value texts interned as integers, in the order first seen.
     /// Values by id, each stored once. Looked up by their bytes (open addressing over FNV-1a hashes), so a value
     /// read from the database is found without making a `String` of it.
     struct InternedValues {

@@ -95,7 +95,7 @@ enum SongFormatter {
             // Stored names are the canonical spellings, printed as they are; any other spelling is printed canonical.
             if let tag = TagName(canonicalUTF8: name) {
                 if mask.contains(tag) { r.add(utf8Key: name, utf8: value) }
-            } else if let tag = TagName(utf8: name), mask.contains(tag) {
+            } else if let tag = TagName(parsing: String(decoding: name, as: UTF8.self)), mask.contains(tag) {
                 r.add(tag.mpdName, utf8: value)
             }
         }
