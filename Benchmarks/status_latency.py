@@ -6,6 +6,12 @@ Both servers run on loopback with the same kind of configuration (empty music di
 software mixer, max_connections 2000). One connection per server sends `status` ROUNDS times (default 20000),
 alternating between the servers in blocks so that machine noise hits both alike; then the same again while IDLERS
 (default 500) further connections to each server sit in `idle`.
+
+A round trip on loopback is mostly the kernel waking the server and then the client. Where the scheduler puts the
+server's thread decides most of it: on the client's CPU a round trip takes ~25 µs here, on the other CPU ~120 µs, and
+which of the two a server settles in differs from run to run and between servers. So the run ends with the placement
+fixed, the same for both servers: every thread of both servers pinned to the client's CPU, then to another CPU (on a
+machine with more than one). These rows compare the servers' own work per request.
 """
 import os
 import socket
@@ -91,6 +97,35 @@ def measure(servers):
           f"p99 {stats['nosignal'][1] / stats['mpd'][1]:.2f}×  (below 1 = NoSignal faster)")
 
 
+def pin(servers, cpu):
+    """Every thread of both servers on `cpu` (None: all CPUs again)."""
+    cpus = os.sched_getaffinity(0) if cpu is None else {cpu}
+    for proc, _, _ in servers.values():
+        for tid in os.listdir(f"/proc/{proc.pid}/task"):
+            try:
+                os.sched_setaffinity(int(tid), cpus)
+            except OSError:
+                pass  # a thread that has ended
+
+
+def measure_pinned(servers):
+    allowed = sorted(os.sched_getaffinity(0))
+    client = allowed[0]
+    placements = [("on the client's CPU", client)]
+    if len(allowed) > 1:
+        placements.append(("on another CPU", allowed[1]))
+    os.sched_setaffinity(0, {client})
+    try:
+        for label, cpu in placements:
+            pin(servers, cpu)
+            time.sleep(0.2)
+            print(f"placement fixed: client on CPU {client}, both servers {label} ({cpu}), idle clients still there")
+            measure(servers)
+    finally:
+        pin(servers, None)
+        os.sched_setaffinity(0, set(allowed))
+
+
 def main():
     servers = {kind: start(kind) for kind in ("mpd", "nosignal")}
     idlers = []
@@ -102,6 +137,7 @@ def main():
         time.sleep(1)
         print(f"the same with {IDLERS} more connections to each server waiting in `idle`")
         measure(servers)
+        measure_pinned(servers)
     finally:
         for c in idlers:
             c.close()

@@ -114,7 +114,7 @@ public final class MPDService: Sendable {
             socket = fd
         }
         let bootstrap = ServerBootstrap(group: group)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             // One read of at most 16 KiB per turn of the loop (MPD reads 8 KiB): a client that pipelines megabytes
             // is decoded a bounded number of lines at a time, so the other connections of the loop wait no longer.
             .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
