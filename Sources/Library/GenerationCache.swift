@@ -5,20 +5,61 @@ import Synchronization
 /// printing them. A value is good while `LibraryDatabase.generation` is the value read before the value was read
 /// from the database. The cache holds at most `capacity` records (songs or listing entries), only values of at most
 /// `largest` records, the least recently used going first.
+///
+/// All values kept are of one generation (the commit counter only grows): a value read at a newer one drops them
+/// all at once, a value read at an older one is not kept. Uses are queued in order, so the least recently used is
+/// found at the front of the queue (an entry used again since has a newer stamp there and is passed over), not by
+/// a scan of every entry: `add` of a large folder stores a hundred directories one after another.
 final class GenerationCache<Key: Hashable & Sendable, Record: Sendable>: Sendable {
     let largest: Int
     let capacity: Int
 
     private struct Entry {
-        var generation: UInt64
         var records: [Record]
         var lastUse: UInt64
     }
 
     private struct State {
+        var generation: UInt64 = 0
         var entries: [Key: Entry] = [:]
         var records = 0
         var clock: UInt64 = 0
+        /// Each use of a key with its stamp, oldest first; a use whose stamp is no longer the entry's is stale.
+        var uses: [(key: Key, stamp: UInt64)] = []
+        var usesStart = 0
+
+        mutating func use(_ key: Key) -> UInt64 {
+            clock += 1
+            uses.append((key, clock))
+            // Stale uses are dropped once they outnumber the live ones (amortised: each use is moved at most once).
+            if usesStart > 64, usesStart * 2 > uses.count {
+                uses.removeFirst(usesStart)
+                usesStart = 0
+            }
+            return clock
+        }
+
+        mutating func removeAll(generation: UInt64) {
+            self.generation = generation
+            entries.removeAll()
+            records = 0
+            uses.removeAll()
+            usesStart = 0
+        }
+
+        /// Drops the least recently used entry; false when there is none.
+        mutating func evictOldest() -> Bool {
+            while usesStart < uses.count {
+                let use = uses[usesStart]
+                usesStart += 1
+                if let entry = entries[use.key], entry.lastUse == use.stamp {
+                    entries[use.key] = nil
+                    records -= entry.records.count
+                    return true
+                }
+            }
+            return false
+        }
     }
 
     private let state = Mutex(State())
@@ -31,11 +72,9 @@ final class GenerationCache<Key: Hashable & Sendable, Record: Sendable>: Sendabl
     /// The records kept for `key` if they were read at `generation`.
     func value(_ key: Key, generation: UInt64) -> [Record]? {
         state.withLock { state in
-            guard var entry = state.entries[key], entry.generation == generation else { return nil }
-            state.clock += 1
-            entry.lastUse = state.clock
-            state.entries[key] = entry
-            return entry.records
+            guard state.generation == generation, let records = state.entries[key]?.records else { return nil }
+            state.entries[key]!.lastUse = state.use(key)
+            return records
         }
     }
 
@@ -43,19 +82,15 @@ final class GenerationCache<Key: Hashable & Sendable, Record: Sendable>: Sendabl
     func store(_ records: [Record], for key: Key, generation: UInt64) {
         guard records.count <= largest else { return }
         state.withLock { state in
+            if generation != state.generation {
+                // Read before a change the kept values already follow: stale itself.
+                guard generation > state.generation else { return }
+                state.removeAll(generation: generation)
+            }
             if let old = state.entries.removeValue(forKey: key) { state.records -= old.records.count }
-            // Drop what is stale, then the least recently used, until the new value fits.
-            for (key, entry) in state.entries where entry.generation != generation {
-                state.entries[key] = nil
-                state.records -= entry.records.count
-            }
-            while state.records + records.count > capacity,
-                  let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                state.entries[oldest.key] = nil
-                state.records -= oldest.value.records.count
-            }
-            state.clock += 1
-            state.entries[key] = Entry(generation: generation, records: records, lastUse: state.clock)
+            while state.records + records.count > capacity, state.evictOldest() {}
+            let stamp = state.use(key)
+            state.entries[key] = Entry(records: records, lastUse: stamp)
             state.records += records.count
         }
     }
