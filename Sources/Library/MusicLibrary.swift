@@ -235,17 +235,11 @@ public final class MusicLibrary: Sendable {
             }
             guard count > 0 else { return }
             let start = result.count
-            // Other songs inside the run are skipped; a run more than twice as long as the directory is read by rank.
+            // Other songs inside the run are skipped; a run more than twice as long as the directory is read by rank,
+            // as `loadSongs` reads folders.
             guard last - first < 2 * count else {
-                var ranked = true
-                try LibraryQueries.forEachRow(db, SQL(sql: """
-                    SELECT walk_rank IS NOT NULL, \(LibraryQueries.songColumns) FROM song WHERE directory_id = ?
-                    ORDER BY walk_rank
-                    """, arguments: [directoryID])) { row in
-                    if result.count == start { ranked = sqlite3_column_int(row, 0) != 0 }
-                    result.append(LibraryQueries.song(row, from: 1))
-                }
-                if !ranked { result.replaceSubrange(start..., with: sortSongs(Array(result[start...]))) }
+                let songs = try loadSongs(db, directories: "?", arguments: [directoryID])
+                result.append(contentsOf: songs[directoryID] ?? [])
                 return
             }
             var ranks: [Int64] = []
