@@ -90,6 +90,8 @@ public final class MPDService: Sendable {
     }
 
     static let readSize = 16 * 1024
+    /// NIO's default water marks, set explicitly: `emit` relies on the high one.
+    static let writeBuffer = ChannelOptions.Types.WriteBufferWaterMark(low: 32 * 1024, high: 64 * 1024)
 
     /// Listens on `endpoint` with a socket of our own (`ListeningSocket`: closed on exec) handed to SwiftNIO.
     private func bind(_ endpoint: Endpoint) async throws -> any Channel {
@@ -119,6 +121,7 @@ public final class MPDService: Sendable {
             // is decoded a bounded number of lines at a time, so the other connections of the loop wait no longer.
             .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
             .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: Self.writeBuffer)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture { try configureConnection(channel, isLocal: isLocal) }
             }
@@ -277,8 +280,13 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     /// so one stuck client or one huge answer cannot make the server hold unbounded memory.
     private func emit(_ bytes: [UInt8], context: ChannelHandlerContext) -> Bool {
         guard !bytes.isEmpty else { return true }
-        let queued = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
-        if queued + (unwritten?.readableBytes ?? 0) + bytes.count > server.settings.outputBufferLimit {
+        let limit = server.settings.outputBufferLimit
+        let answers = (unwritten?.readableBytes ?? 0) + bytes.count
+        // A writable channel holds at most its high water mark unsent, so the exact count (an option lookup through
+        // NIO's type casts, on every answer) is needed only when that much more could pass the limit.
+        let queued = context.channel.isWritable && answers + MPDService.writeBuffer.high <= limit
+            ? 0 : (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        if queued + answers > limit {
             dropClient(context: context)
             return false
         }
@@ -325,6 +333,8 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             }
             return
         }
+        // Most answers are complete here: nothing to schedule.
+        guard output.deferred != nil || output.yielded else { return }
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         if let work = output.deferred {

@@ -133,9 +133,12 @@ public final class ClientRegistry: Sendable {
 
     /// The events broadcast to the client since it last took them.
     public func takeEvents(_ id: Int) -> IdleSubsystems {
+        // Through the entry's index, in place: `entries[id]?.events` would copy the whole entry (its partition,
+        // subscriptions, messages and mailbox) on every command line.
         inner.withLock { inner in
-            guard let events = inner.entries[id]?.events, !events.isEmpty else { return [] }
-            inner.entries[id]?.events = []
+            guard let index = inner.entries.index(forKey: id) else { return [] }
+            var events: IdleSubsystems = []
+            swap(&events, &inner.entries.values[index].events)
             return events
         }
     }

@@ -93,7 +93,8 @@ public final class Session {
         precondition(!isSuspended, "input while a deferred command runs")
         var output = Output()
         // MPD strips trailing blanks, then reads the line as a C string: a NUL byte ends it.
-        var line = Array(Tokenizer.stripTrailingWhitespace(raw))
+        var line = raw
+        if let last = line.last, last <= 0x20 { line = Array(Tokenizer.stripTrailingWhitespace(line)) }
         if let nul = line.firstIndex(of: 0) { line.removeSubrange(nul...) }
 
         // All commands start with a lowercase letter; anything else may be a stray HTTP request: close silently.

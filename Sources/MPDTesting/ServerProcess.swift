@@ -302,11 +302,18 @@ public final class ServerProcess: @unchecked Sendable {
         }
         while !deadline.hasPassed {
             client.send(line: "status")
-            let response = client.readResponse(timeout: 2)
-            guard response.end == .ok else {
-                throw ServerStartError(description: "\(kind) answered `status` during startup with \(response.lines.map { String(decoding: $0, as: UTF8.self) })")
+            // A server busy with its first scan on a loaded machine may take longer than one read's timeout to
+            // answer: read on (keeping what came) until the startup deadline.
+            var response = client.readResponse(timeout: 2)
+            var lines = response.lines
+            while response.end == .timeout, !deadline.hasPassed {
+                response = client.readResponse(timeout: 2)
+                lines += response.lines
             }
-            if !response.lines.contains(where: { $0.starts(with: Array("updating_db:".utf8)) }) { return }
+            guard response.end == .ok else {
+                throw ServerStartError(description: "\(kind) answered `status` during startup with \(lines.map { String(decoding: $0, as: UTF8.self) })")
+            }
+            if !lines.contains(where: { $0.starts(with: Array("updating_db:".utf8)) }) { return }
             usleep(20_000)
         }
     }
