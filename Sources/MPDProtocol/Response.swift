@@ -65,6 +65,14 @@ public struct Response: Sendable, Equatable {
         bytes.replaceSubrange(start..<bytes.count, with: ByteText.encode(bytes[start..<bytes.count]))
     }
 
+    /// `add` of an `Int`, most numbers printed: the generic one below is not specialised in the modules that call
+    /// it, and its type metadata lookups were a tenth of a `status` answer's work.
+    public mutating func add(_ key: String, _ value: Int) {
+        addKey(key)
+        appendFormatted { $0.decimal(Int64(value)) }
+        bytes.append(0x0A)
+    }
+
     public mutating func add(_ key: String, _ value: some BinaryInteger) {
         if let small = Int64(exactly: value) {
             addKey(key)
