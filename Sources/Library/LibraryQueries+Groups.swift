@@ -355,12 +355,16 @@ extension LibraryQueries {
         let levels: Int
         var rank: [UInt8]
         var first: [Int32]
+        /// Whether the slot has values in `more`: most songs have one value per level, and a dictionary lookup (a
+        /// hash) per song and level to find that out was a tenth of a `list … group`.
+        var hasMore: [Bool]
         var more: [Int: [Int32]] = [:]
 
         init(songs: Int, levels: Int) {
             self.levels = levels
             rank = [UInt8](repeating: Self.none, count: songs * levels)
             first = [Int32](repeating: 0, count: songs * levels)
+            hasMore = [Bool](repeating: false, count: songs * levels)
         }
 
         mutating func add(_ value: Int32, song: Int, level: Int, rank tagRank: UInt8) {
@@ -368,11 +372,18 @@ extension LibraryQueries {
             if tagRank < rank[slot] {
                 rank[slot] = tagRank
                 first[slot] = value
-                more[slot] = nil
+                if hasMore[slot] {
+                    more[slot] = nil
+                    hasMore[slot] = false
+                }
             } else if tagRank == rank[slot], first[slot] != value {
                 more[slot, default: []].append(value)
+                hasMore[slot] = true
             }
         }
+
+        /// The values beyond the first at `slot`.
+        private func others(_ slot: Int) -> [Int32] { hasMore[slot] ? more[slot] ?? [] : [] }
 
         /// Maps every stored value through `table` (value ids to ranks).
         mutating func replaceValues(with table: [Int32]) {
@@ -385,7 +396,7 @@ extension LibraryQueries {
             let slot = song * levels + level
             guard rank[slot] != Self.none else { return body(empty) }
             body(first[slot])
-            for value in more[slot] ?? [] { body(value) }
+            for value in others(slot) { body(value) }
         }
 
         /// Calls `body` with each combination of the song's values (`empty` for a level without any).
@@ -403,7 +414,7 @@ extension LibraryQueries {
                 }
                 tuple[level] = first[slot]
                 fill(level + 1)
-                for value in more[slot] ?? [] {
+                for value in others(slot) {
                     tuple[level] = value
                     fill(level + 1)
                 }
