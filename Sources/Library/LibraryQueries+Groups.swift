@@ -138,8 +138,9 @@ extension LibraryQueries {
     /// songs with none), the songs and their play time in milliseconds, sorted bytewise by value. A song counts once
     /// per value row (twice for a value it holds twice), as MPD visits every value (`VisitTagWithFallbackOrEmpty`).
     ///
-    /// One pass over the durations and one over the tag rows (as `groupedValues`), instead of joining the values
-    /// to `song` by id in SQL, which cost a B-tree lookup per value row.
+    /// For the whole library one pass over the table reads each song's duration and tags column; for a selection,
+    /// one pass over its durations and one over its tag rows (as `groupedValues`). Not a join of the values to `song`
+    /// by id in SQL, which cost a B-tree lookup per value row.
     static func groupCounts(_ group: TagName, expression: FilterExpression, _ db: Database) throws
         -> [(value: String, songs: Int, milliseconds: Int64)]
     {
@@ -148,31 +149,42 @@ extension LibraryQueries {
         for (rank, tag) in chain.enumerated() { rankOfTag[tag.rawValue] = UInt8(rank) }
         let tagList = chain.map { String($0.rawValue) }.joined(separator: ",")
 
-        var songIDs: [Int64] = []
         var milliseconds: [Int64] = []
-        let everything = matchesEverything(expression)
-        let filter = FilterSQL.translate(expression)
-        let songsSQL: SQL = everything
-            ? "SELECT id, duration FROM song"
-            : filter.withClause + "SELECT s.id, s.duration FROM song s WHERE " + filter.condition
-        try forEachRow(db, songsSQL) { handle in
-            songIDs.append(sqlite3_column_int64(handle, 0))
-            // `CASE WHEN duration >= 0 THEN CAST(duration * 1000 AS INTEGER) ELSE 0 END`, as SQLite casts.
-            let duration = RawColumn.double(handle, 1) ?? -1
-            milliseconds.append(duration >= 0 ? Int64(saturating: duration * 1000) : 0)
-        }
-        guard !songIDs.isEmpty else { return [] }
-        let index = SongIndex(songIDs)
-
         var rows: [(song: Int32, rank: UInt8, value: Int32)] = []
-        var best = [UInt8](repeating: .max, count: songIDs.count)
+        var best: [UInt8] = []
         var values = InternedValues()
-        try forEachTagRow(db, tags: tagList, songIDs: songIDs, everything: everything, index: index,
-                          values: &values) { song, tag, value in
+        func addSong(_ handle: OpaquePointer, durationColumn: Int32) {
+            // `CASE WHEN duration >= 0 THEN CAST(duration * 1000 AS INTEGER) ELSE 0 END`, as SQLite casts.
+            let duration = RawColumn.double(handle, durationColumn) ?? -1
+            milliseconds.append(duration >= 0 ? Int64(saturating: duration * 1000) : 0)
+            best.append(.max)
+        }
+        func addValue(song: Int, tag: Int, value: Int32) {
             let rank = rankOfTag[tag]
             rows.append((Int32(song), rank, value))
             if rank < best[song] { best[song] = rank }
         }
+        if matchesEverything(expression) {
+            // One pass over the table gives each song's duration and its tags column.
+            var reader = TagColumnReader(tags: tagList)
+            try forEachRow(db, "SELECT duration, tags FROM song") { handle in
+                let song = milliseconds.count
+                addSong(handle, durationColumn: 0)
+                reader.read(handle, column: 1, values: &values) { addValue(song: song, tag: $0, value: $1) }
+            }
+        } else {
+            var songIDs: [Int64] = []
+            let filter = FilterSQL.translate(expression)
+            try forEachRow(db, filter.withClause + "SELECT s.id, s.duration FROM song s WHERE " + filter.condition) {
+                handle in
+                songIDs.append(sqlite3_column_int64(handle, 0))
+                addSong(handle, durationColumn: 1)
+            }
+            guard !songIDs.isEmpty else { return [] }
+            try forEachTagRow(db, tags: tagList, songIDs: songIDs, everything: false, index: SongIndex(songIDs),
+                              values: &values, addValue)
+        }
+        guard !milliseconds.isEmpty else { return [] }
         let empty = values.intern("")
         var songs = [Int](repeating: 0, count: values.strings.count)
         var total = [Int64](repeating: 0, count: values.strings.count)
@@ -256,34 +268,10 @@ extension LibraryQueries {
     static func forEachTagRow(_ db: Database, tags: String, songIDs: [Int64], everything: Bool, index: SongIndex,
                               values: inout InternedValues, _ body: (Int, Int, Int32) -> Void) throws {
         if everything || songIDs.count > 5000 {
-            var wanted = [Bool](repeating: false, count: TagName.allCases.count)
-            // The (length, first byte) of the wanted tags' names: most other names are passed over on these.
-            var wantedShape = [Bool](repeating: false, count: 32 * 128)
-            for id in tags.split(separator: ",") {
-                guard let raw = Int(id), let tag = TagName(rawValue: raw) else { continue }
-                wanted[raw] = true
-                let name = tag.mpdName.utf8
-                wantedShape[name.count * 128 + Int(name.first!)] = true
-            }
-            // The value each tag had last: songs stored together (an album's) share most of their values.
-            var last = [Int32](repeating: -1, count: TagName.allCases.count)
+            var reader = TagColumnReader(tags: tags)
             try forEachRow(db, "SELECT id, tags FROM song WHERE tags IS NOT NULL") { handle in
-                guard let song = index[sqlite3_column_int64(handle, 0)], let blob = sqlite3_column_blob(handle, 1)
-                else { return }
-                let all = UnsafeBufferPointer(start: blob.assumingMemoryBound(to: UInt8.self),
-                                              count: Int(sqlite3_column_bytes(handle, 1)))
-                var position = 0
-                while position < all.count {
-                    guard let name = PackedTags.field(all, &position), let value = PackedTags.field(all, &position)
-                    else { break }
-                    // Stored names are the canonical spellings (`SongTagsColumn.encode`).
-                    guard let first = name.first, first < 128, name.count < 32,
-                          wantedShape[name.count * 128 + Int(first)],
-                          let tag = TagName(canonicalUTF8: name), wanted[tag.rawValue] else { continue }
-                    let id = values.equals(last[tag.rawValue], value) ? last[tag.rawValue] : values.intern(bytes: value)
-                    last[tag.rawValue] = id
-                    body(song, tag.rawValue, id)
-                }
+                guard let song = index[sqlite3_column_int64(handle, 0)] else { return }
+                reader.read(handle, column: 1, values: &values) { body(song, $0, $1) }
             }
             return
         }
@@ -298,6 +286,45 @@ extension LibraryQueries {
                 let text = sqlite3_column_text(handle, 2)
                 let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 2))
                 body(song, Int(tag), values.intern(bytes: UnsafeBufferPointer(start: text, count: count)))
+            }
+        }
+    }
+
+    /// Reads the values of some tags out of songs' tags columns (`SongTagsColumn`), one row at a time.
+    struct TagColumnReader {
+        private var wanted = [Bool](repeating: false, count: TagName.allCases.count)
+        /// The (length, first byte) of the wanted tags' names: most other names are passed over on these.
+        private var wantedShape = [Bool](repeating: false, count: 32 * 128)
+        /// The value each tag had last: songs stored together (an album's) share most of their values.
+        private var last = [Int32](repeating: -1, count: TagName.allCases.count)
+
+        /// `tags`: the wanted tags' ids, comma separated.
+        init(tags: String) {
+            for id in tags.split(separator: ",") {
+                guard let raw = Int(id), let tag = TagName(rawValue: raw) else { continue }
+                wanted[raw] = true
+                let name = tag.mpdName.utf8
+                wantedShape[name.count * 128 + Int(name.first!)] = true
+            }
+        }
+
+        /// Calls `body` with (tag id, interned value) for each wanted value in the row's tags column `column`.
+        mutating func read(_ handle: OpaquePointer, column: Int32, values: inout InternedValues,
+                           _ body: (Int, Int32) -> Void) {
+            guard let blob = sqlite3_column_blob(handle, column) else { return }
+            let all = UnsafeBufferPointer(start: blob.assumingMemoryBound(to: UInt8.self),
+                                          count: Int(sqlite3_column_bytes(handle, column)))
+            var position = 0
+            while position < all.count {
+                guard let name = PackedTags.field(all, &position), let value = PackedTags.field(all, &position)
+                else { break }
+                // Stored names are the canonical spellings (`SongTagsColumn.encode`).
+                guard let first = name.first, first < 128, name.count < 32,
+                      wantedShape[name.count * 128 + Int(first)],
+                      let tag = TagName(canonicalUTF8: name), wanted[tag.rawValue] else { continue }
+                let id = values.equals(last[tag.rawValue], value) ? last[tag.rawValue] : values.intern(bytes: value)
+                last[tag.rawValue] = id
+                body(tag.rawValue, id)
             }
         }
     }

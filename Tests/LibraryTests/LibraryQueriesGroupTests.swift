@@ -69,4 +69,36 @@ import Testing
         none.expression = .tag(.tag(.genre), StringMatch("Polka"))
         #expect(try await fixture.queries.list(none) == [])
     }
+
+    /// `count … group TAG` against the same reference: each song counts once per value of the first tag of the
+    /// chain it has (`""` with none), with its duration; the whole library (one pass over the table) and a small and
+    /// a large selection.
+    @Test(arguments: [TagName.artist, .albumArtist, .album, .genre])
+    func countGroupMatchesTheReference(group: TagName) async throws {
+        let fixture = try QueryFixture()
+        var all = Self.entries(count: 9000)
+        for index in all.indices where index % 5 != 2 { all[index].duration = Double(index % 400) + 0.25 }
+        try fixture.add(all)
+        func reference(_ entries: [QueryFixture.Entry]) -> [String] {
+            var songs: [String: Int] = [:]
+            var milliseconds: [String: Int64] = [:]
+            for entry in entries {
+                for value in Self.values(entry, group) {
+                    songs[value, default: 0] += 1
+                    milliseconds[value, default: 0] += Int64((entry.duration ?? 0) * 1000)
+                }
+            }
+            return songs.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                .map { "\($0)|\(songs[$0]!)|\(milliseconds[$0]! / 1000)" }
+        }
+        func counted(_ expression: FilterExpression) async throws -> [String] {
+            try await fixture.queries.count(CountQuery(expression: expression, group: group))
+                .map { "\($0.group ?? "-")|\($0.songs)|\($0.playtime)" }
+        }
+        #expect(try await counted(.and([])) == reference(all))
+        #expect(try await counted(.tag(.tag(.genre), StringMatch("Jazz")))
+                == reference(all.filter { Self.values($0, .genre) == ["Jazz"] }))
+        #expect(try await counted(.not(.tag(.tag(.genre), StringMatch("Jazz"))))
+                == reference(all.filter { Self.values($0, .genre) != ["Jazz"] }))
+    }
 }
