@@ -32,24 +32,40 @@ extension LibraryQueries {
             return try distinctValues(chains[0][0], db).map { [$0] }
         }
 
-        // The songs in scope, as dense indexes.
-        var songIDs: [Int64] = []
-        let everything = matchesEverything(expression)
-        let filter = FilterSQL.translate(expression)
-        let songsSQL: SQL = everything ? "SELECT id FROM song" : filter.withClause + "SELECT s.id FROM song s WHERE " + filter.condition
-        try forEachRow(db, songsSQL) { handle in songIDs.append(sqlite3_column_int64(handle, 0)) }
-        guard !songIDs.isEmpty else { return [] }
-        let index = SongIndex(songIDs)
-
-        var state = GroupState(songs: songIDs.count, levels: levels.count)
+        // The songs in scope, as dense indexes: the whole library's in the table's order (one pass over it, after
+        // counting), a selection's by their ids.
+        var songCount = 0
         var values = InternedValues()
         let empty = values.intern("")
-        try forEachTagRow(db, tags: tagList, songIDs: songIDs, everything: everything, index: index,
-                          values: &values) { song, tag, value in
+        var state: GroupState
+        func feed(_ song: Int, _ tag: Int, _ value: Int32) {
             for index in feedRanges[tag] {
                 let feed = feeds[index]
                 state.add(value, song: song, level: feed.level, rank: feed.rank)
             }
+        }
+        if matchesEverything(expression) {
+            try forEachRow(db, "SELECT count(*) FROM song") { songCount = Int(sqlite3_column_int64($0, 0)) }
+            guard songCount > 0 else { return [] }
+            state = GroupState(songs: songCount, levels: levels.count)
+            var reader = TagColumnReader(tags: tagList)
+            var song = 0
+            try forEachRow(db, "SELECT tags FROM song") { handle in
+                guard song < songCount else { return }
+                reader.read(handle, column: 0, values: &values) { feed(song, $0, $1) }
+                song += 1
+            }
+        } else {
+            var songIDs: [Int64] = []
+            let filter = FilterSQL.translate(expression)
+            try forEachRow(db, filter.withClause + "SELECT s.id FROM song s WHERE " + filter.condition) { handle in
+                songIDs.append(sqlite3_column_int64(handle, 0))
+            }
+            guard !songIDs.isEmpty else { return [] }
+            songCount = songIDs.count
+            state = GroupState(songs: songCount, levels: levels.count)
+            try forEachTagRow(db, tags: tagList, songIDs: songIDs, index: SongIndex(songIDs),
+                              values: &values, feed)
         }
         let strings = values.strings
 
@@ -64,7 +80,7 @@ extension LibraryQueries {
         if levels.count == 1 {
             // `list TAG`: which ranks occur.
             var seen = [Bool](repeating: false, count: strings.count)
-            for song in 0..<songIDs.count {
+            for song in 0..<songCount {
                 state.forEachValue(song: song, level: 0, empty: emptyRank) { seen[Int($0)] = true }
             }
             return seen.indices.filter { seen[$0] }.map { [strings[byRank[$0]]] }
@@ -73,8 +89,8 @@ extension LibraryQueries {
             // Two levels (`list album group albumartist`, the common case): a tuple is one integer. Every song's
             // tuples sorted, then the repeats dropped: cheaper than hashing each into a set and sorting that.
             var tuples: [UInt64] = []
-            tuples.reserveCapacity(songIDs.count)
-            for song in 0..<songIDs.count {
+            tuples.reserveCapacity(songCount)
+            for song in 0..<songCount {
                 state.forEachValue(song: song, level: 0, empty: emptyRank) { outer in
                     state.forEachValue(song: song, level: 1, empty: emptyRank) { inner in
                         tuples.append(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner)))
@@ -92,7 +108,7 @@ extension LibraryQueries {
         }
         var tuples: Set<[Int32]> = []
         var tuple = [Int32](repeating: 0, count: levels.count)
-        for song in 0..<songIDs.count {
+        for song in 0..<songCount {
             state.forEachTuple(song: song, empty: emptyRank, into: &tuple) { tuples.insert($0) }
         }
         return tuples.sorted { a, b in a.lexicographicallyPrecedes(b) }.map { $0.map { strings[byRank[Int($0)]] } }
@@ -181,7 +197,7 @@ extension LibraryQueries {
                 addSong(handle, durationColumn: 1)
             }
             guard !songIDs.isEmpty else { return [] }
-            try forEachTagRow(db, tags: tagList, songIDs: songIDs, everything: false, index: SongIndex(songIDs),
+            try forEachTagRow(db, tags: tagList, songIDs: songIDs, index: SongIndex(songIDs),
                               values: &values, addValue)
         }
         guard !milliseconds.isEmpty else { return [] }
@@ -262,12 +278,13 @@ extension LibraryQueries {
     }
 
     /// Calls `body` with (dense song index, tag id, interned value) for every value of the tags `tags` (ids, comma
-    /// separated) of the songs in `index`: from every song's tags column (`SongTagsColumn`, one row per song rather
-    /// than one per value: a third of the rows, and read in the table's order) when most songs are in scope, else
-    /// from the songs' tag rows by key.
-    static func forEachTagRow(_ db: Database, tags: String, songIDs: [Int64], everything: Bool, index: SongIndex,
+    /// separated) of a selection of songs (`songIDs`, dense indexes by `index`): from every song's tags column
+    /// (`SongTagsColumn`, one row per song rather than one per value: a third of the rows, and read in the table's
+    /// order) when the selection is large, else from the songs' tag rows by key. (The whole library is read in one
+    /// pass by `TagColumnReader` without ids.)
+    static func forEachTagRow(_ db: Database, tags: String, songIDs: [Int64], index: SongIndex,
                               values: inout InternedValues, _ body: (Int, Int, Int32) -> Void) throws {
-        if everything || songIDs.count > 5000 {
+        if songIDs.count > 5000 {
             var reader = TagColumnReader(tags: tags)
             try forEachRow(db, "SELECT id, tags FROM song WHERE tags IS NOT NULL") { handle in
                 guard let song = index[sqlite3_column_int64(handle, 0)] else { return }
