@@ -16,57 +16,17 @@ extension LibraryQueries {
     /// until the distinct tuples are sorted.
     static func groupedValues(_ levels: [TagName], expression: FilterExpression, _ db: Database) throws -> [[String]] {
         let chains = levels.map(FilterSQL.filterChain)
-        /// The (level, rank in that level's chain) pairs each tag id feeds: `feeds[feedRanges[tag]]`. Flat, so that
-        /// the loop over millions of rows touches no array of arrays (a retain and a release per row).
-        var feeds: [(level: Int, rank: UInt8)] = []
-        var feedRanges = [Range<Int>](repeating: 0..<0, count: TagName.allCases.count)
-        for tag in TagName.allCases {
-            let start = feeds.count
-            for (level, chain) in chains.enumerated() {
-                for (rank, fed) in chain.enumerated() where fed == tag { feeds.append((level, UInt8(rank))) }
-            }
-            feedRanges[tag.rawValue] = start..<feeds.count
-        }
         let tagList = Set(chains.joined()).map { String($0.rawValue) }.sorted().joined(separator: ",")
         if levels.count == 1, chains[0].count == 1, matchesEverything(expression) {
             return try distinctValues(chains[0][0], db).map { [$0] }
         }
-
-        // The songs in scope, as dense indexes: the whole library's in the table's order (one pass over it, after
-        // counting), a selection's by their ids.
-        var songCount = 0
         var values = InternedValues()
         let empty = values.intern("")
-        var state: GroupState
-        func feed(_ song: Int, _ tag: Int, _ value: Int32) {
-            for index in feedRanges[tag] {
-                let feed = feeds[index]
-                state.add(value, song: song, level: feed.level, rank: feed.rank)
-            }
-        }
-        if matchesEverything(expression) {
-            try forEachRow(db, "SELECT count(*) FROM song") { songCount = Int(sqlite3_column_int64($0, 0)) }
-            guard songCount > 0 else { return [] }
-            state = GroupState(songs: songCount, levels: levels.count)
-            var reader = TagColumnReader(tags: tagList)
-            var song = 0
-            try forEachRow(db, "SELECT tags FROM song") { handle in
-                guard song < songCount else { return }
-                reader.read(handle, column: 0, values: &values) { feed(song, $0, $1) }
-                song += 1
-            }
-        } else {
-            var songIDs: [Int64] = []
-            let filter = FilterSQL.translate(expression)
-            try forEachRow(db, filter.withClause + "SELECT s.id FROM song s WHERE " + filter.condition) { handle in
-                songIDs.append(sqlite3_column_int64(handle, 0))
-            }
-            guard !songIDs.isEmpty else { return [] }
-            songCount = songIDs.count
-            state = GroupState(songs: songCount, levels: levels.count)
-            try forEachTagRow(db, tags: tagList, songIDs: songIDs, index: SongIndex(songIDs),
-                              values: &values, feed)
-        }
+        var state = try matchesEverything(expression)
+            ? groupStateOfAll(chains, tags: tagList, values: &values, db)
+            : groupState(of: expression, chains, tags: tagList, values: &values, db)
+        let songCount = state.songs
+        guard songCount > 0 else { return [] }
         let strings = values.strings
 
         // Strings by rank in bytewise order (as MPD's `std::map<std::string, …>` keeps each level), so tuples of ranks
@@ -112,6 +72,40 @@ extension LibraryQueries {
             state.forEachTuple(song: song, empty: emptyRank, into: &tuple) { tuples.insert($0) }
         }
         return tuples.sorted { a, b in a.lexicographicallyPrecedes(b) }.map { $0.map { strings[byRank[Int($0)]] } }
+    }
+
+    /// The whole library's values, the songs as dense indexes in the table's order: one pass over the tags columns
+    /// after a count. (No closure here captures a local function: a `var` a local function captures is checked for
+    /// exclusive access at run time on every use, a sixth of a `list` when it was.)
+    private static func groupStateOfAll(_ chains: [[TagName]], tags: String, values: inout InternedValues,
+                                        _ db: Database) throws -> GroupState {
+        var songs = 0
+        try forEachRow(db, "SELECT count(*) FROM song") { songs = Int(sqlite3_column_int64($0, 0)) }
+        var state = GroupState(songs: songs, chains: chains)
+        var reader = TagColumnReader(tags: tags)
+        var song = 0
+        try forEachRow(db, "SELECT tags FROM song") { handle in
+            guard song < songs else { return }
+            reader.read(handle, column: 0, values: &values) { state.add($1, song: song, tag: $0) }
+            song += 1
+        }
+        return state
+    }
+
+    /// The values of the songs `expression` selects, as dense indexes by their ids.
+    private static func groupState(of expression: FilterExpression, _ chains: [[TagName]], tags: String,
+                                   values: inout InternedValues, _ db: Database) throws -> GroupState {
+        var songIDs: [Int64] = []
+        let filter = FilterSQL.translate(expression)
+        try forEachRow(db, filter.withClause + "SELECT s.id FROM song s WHERE " + filter.condition) { handle in
+            songIDs.append(sqlite3_column_int64(handle, 0))
+        }
+        var state = GroupState(songs: songIDs.count, chains: chains)
+        guard !songIDs.isEmpty else { return state }
+        try forEachTagRow(db, tags: tags, songIDs: songIDs, index: SongIndex(songIDs), values: &values) {
+            state.add($2, song: $0, tag: $1)
+        }
+        return state
     }
 
     /// `list TAG` of the whole library for a tag without fallbacks (`list artist`, `list genre`): the `(tag, value)`
@@ -165,28 +159,14 @@ extension LibraryQueries {
         for (rank, tag) in chain.enumerated() { rankOfTag[tag.rawValue] = UInt8(rank) }
         let tagList = chain.map { String($0.rawValue) }.joined(separator: ",")
 
-        var milliseconds: [Int64] = []
-        var rows: [(song: Int32, rank: UInt8, value: Int32)] = []
-        var best: [UInt8] = []
+        var counts = CountState(rankOfTag: rankOfTag)
         var values = InternedValues()
-        func addSong(_ handle: OpaquePointer, durationColumn: Int32) {
-            // `CASE WHEN duration >= 0 THEN CAST(duration * 1000 AS INTEGER) ELSE 0 END`, as SQLite casts.
-            let duration = RawColumn.double(handle, durationColumn) ?? -1
-            milliseconds.append(duration >= 0 ? Int64(saturating: duration * 1000) : 0)
-            best.append(.max)
-        }
-        func addValue(song: Int, tag: Int, value: Int32) {
-            let rank = rankOfTag[tag]
-            rows.append((Int32(song), rank, value))
-            if rank < best[song] { best[song] = rank }
-        }
         if matchesEverything(expression) {
             // One pass over the table gives each song's duration and its tags column.
             var reader = TagColumnReader(tags: tagList)
             try forEachRow(db, "SELECT duration, tags FROM song") { handle in
-                let song = milliseconds.count
-                addSong(handle, durationColumn: 0)
-                reader.read(handle, column: 1, values: &values) { addValue(song: song, tag: $0, value: $1) }
+                let song = counts.addSong(handle, durationColumn: 0)
+                reader.read(handle, column: 1, values: &values) { counts.add($1, song: song, tag: $0) }
             }
         } else {
             var songIDs: [Int64] = []
@@ -194,12 +174,14 @@ extension LibraryQueries {
             try forEachRow(db, filter.withClause + "SELECT s.id, s.duration FROM song s WHERE " + filter.condition) {
                 handle in
                 songIDs.append(sqlite3_column_int64(handle, 0))
-                addSong(handle, durationColumn: 1)
+                _ = counts.addSong(handle, durationColumn: 1)
             }
             guard !songIDs.isEmpty else { return [] }
-            try forEachTagRow(db, tags: tagList, songIDs: songIDs, index: SongIndex(songIDs),
-                              values: &values, addValue)
+            try forEachTagRow(db, tags: tagList, songIDs: songIDs, index: SongIndex(songIDs), values: &values) {
+                counts.add($2, song: $0, tag: $1)
+            }
         }
+        let (milliseconds, rows, best) = (counts.milliseconds, counts.rows, counts.best)
         guard !milliseconds.isEmpty else { return [] }
         let empty = values.intern("")
         var songs = [Int](repeating: 0, count: values.strings.count)
@@ -216,6 +198,30 @@ extension LibraryQueries {
         return strings.indices.filter { songs[$0] > 0 }
             .sorted { strings[$0].utf8.lexicographicallyPrecedes(strings[$1].utf8) }
             .map { (strings[$0], songs[$0], total[$0]) }
+    }
+
+    /// What `groupCounts` gathers: each song's duration in milliseconds, its values with the rank of their tag in
+    /// the group's chain, and the best (lowest) rank it has.
+    struct CountState {
+        let rankOfTag: [UInt8]
+        var milliseconds: [Int64] = []
+        var rows: [(song: Int32, rank: UInt8, value: Int32)] = []
+        var best: [UInt8] = []
+
+        /// A song with the duration in `durationColumn`; returns its dense index.
+        mutating func addSong(_ handle: OpaquePointer, durationColumn: Int32) -> Int {
+            // `CASE WHEN duration >= 0 THEN CAST(duration * 1000 AS INTEGER) ELSE 0 END`, as SQLite casts.
+            let duration = RawColumn.double(handle, durationColumn) ?? -1
+            milliseconds.append(duration >= 0 ? Int64(saturating: duration * 1000) : 0)
+            best.append(.max)
+            return best.count - 1
+        }
+
+        mutating func add(_ value: Int32, song: Int, tag: Int) {
+            let rank = rankOfTag[tag]
+            rows.append((Int32(song), rank, value))
+            if rank < best[song] { best[song] = rank }
+        }
     }
 
     /// Values by id, each stored once. Looked up by their bytes (open addressing over FNV-1a hashes), so a value
@@ -397,6 +403,11 @@ extension LibraryQueries {
     struct GroupState {
         static let none: UInt8 = .max
         let levels: Int
+        let songs: Int
+        /// The (level, rank in that level's chain) pairs each tag id feeds: `feeds[feedRanges[tag]]`. Flat, so that
+        /// the loop over millions of rows touches no array of arrays (a retain and a release per row).
+        private var feeds: [(level: Int, rank: UInt8)] = []
+        private var feedRanges = [Range<Int>](repeating: 0..<0, count: TagName.allCases.count)
         var rank: [UInt8]
         var first: [Int32]
         /// Whether the slot has values in `more`: most songs have one value per level, and a dictionary lookup (a
@@ -404,14 +415,32 @@ extension LibraryQueries {
         var hasMore: [Bool]
         var more: [Int: [Int32]] = [:]
 
-        init(songs: Int, levels: Int) {
+        /// `chains`: each level's fallback chain of tags.
+        init(songs: Int, chains: [[TagName]]) {
+            let levels = chains.count
             self.levels = levels
+            self.songs = songs
+            for tag in TagName.allCases {
+                let start = feeds.count
+                for (level, chain) in chains.enumerated() {
+                    for (rank, fed) in chain.enumerated() where fed == tag { feeds.append((level, UInt8(rank))) }
+                }
+                feedRanges[tag.rawValue] = start..<feeds.count
+            }
             rank = [UInt8](repeating: Self.none, count: songs * levels)
             first = [Int32](repeating: 0, count: songs * levels)
             hasMore = [Bool](repeating: false, count: songs * levels)
         }
 
-        mutating func add(_ value: Int32, song: Int, level: Int, rank tagRank: UInt8) {
+        /// A value of tag `tag` (id) of song `song`, for each level whose chain has the tag.
+        mutating func add(_ value: Int32, song: Int, tag: Int) {
+            for index in feedRanges[tag] {
+                let feed = feeds[index]
+                add(value, song: song, level: feed.level, rank: feed.rank)
+            }
+        }
+
+        private mutating func add(_ value: Int32, song: Int, level: Int, rank tagRank: UInt8) {
             let slot = song * levels + level
             if tagRank < rank[slot] {
                 rank[slot] = tagRank
