@@ -315,8 +315,12 @@ extension LibraryQueries {
 
     /// Reads the values of some tags out of songs' tags columns (`SongTagsColumn`), one row at a time.
     struct TagColumnReader {
-        private var wanted = [Bool](repeating: false, count: TagName.allCases.count)
-        /// The (length, first byte) of the wanted tags' names: most other names are passed over on these.
+        /// The wanted tags' names (canonical spellings, as stored: `SongTagsColumn.encode`), packed:
+        /// `names[nameStarts[i]..<nameStarts[i + 1]]` is the name of tag `nameTags[i]`.
+        private var names: [UInt8] = []
+        private var nameStarts: [Int] = [0]
+        private var nameTags: [Int] = []
+        /// The (length, first byte) of the wanted names: most other names are passed over on these.
         private var wantedShape = [Bool](repeating: false, count: 32 * 128)
         /// The value each tag had last: songs stored together (an album's) share most of their values.
         private var last = [Int32](repeating: -1, count: TagName.allCases.count)
@@ -324,10 +328,26 @@ extension LibraryQueries {
         /// `tags`: the wanted tags' ids, comma separated.
         init(tags: String) {
             for id in tags.split(separator: ",") {
-                guard let raw = Int(id), let tag = TagName(rawValue: raw) else { continue }
-                wanted[raw] = true
-                let name = tag.mpdName.utf8
-                wantedShape[name.count * 128 + Int(name.first!)] = true
+                guard let raw = Int(id), let tag = TagName(rawValue: raw), !nameTags.contains(raw) else { continue }
+                let name = Array(tag.mpdName.utf8)
+                guard let first = name.first, first < 128, name.count < 32 else { continue }
+                names += name
+                nameStarts.append(names.count)
+                nameTags.append(raw)
+                wantedShape[name.count * 128 + Int(first)] = true
+            }
+        }
+
+        /// The wanted tag named `name`, if any.
+        private func wantedTag(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard let first = name.first, first < 128, name.count < 32, wantedShape[name.count * 128 + Int(first)]
+            else { return nil }
+            return names.withUnsafeBufferPointer { all in
+                for index in nameTags.indices where nameStarts[index + 1] - nameStarts[index] == name.count
+                    && memcmp(all.baseAddress! + nameStarts[index], name.baseAddress!, name.count) == 0 {
+                    return nameTags[index]
+                }
+                return nil
             }
         }
 
@@ -341,13 +361,10 @@ extension LibraryQueries {
             while position < all.count {
                 guard let name = PackedTags.field(all, &position), let value = PackedTags.field(all, &position)
                 else { break }
-                // Stored names are the canonical spellings (`SongTagsColumn.encode`).
-                guard let first = name.first, first < 128, name.count < 32,
-                      wantedShape[name.count * 128 + Int(first)],
-                      let tag = TagName(canonicalUTF8: name), wanted[tag.rawValue] else { continue }
-                let id = values.equals(last[tag.rawValue], value) ? last[tag.rawValue] : values.intern(bytes: value)
-                last[tag.rawValue] = id
-                body(tag.rawValue, id)
+                guard let tag = wantedTag(name) else { continue }
+                let id = values.equals(last[tag], value) ? last[tag] : values.intern(bytes: value)
+                last[tag] = id
+                body(tag, id)
             }
         }
     }
