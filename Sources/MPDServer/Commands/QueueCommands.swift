@@ -286,8 +286,9 @@ enum QueueCommands {
 
     static func songs(_ p: PartitionState, _ positions: Range<Int>, _ context: CommandContext) -> Response {
         var response = Response()
-        // A song block is a few hundred bytes; growing a multi-megabyte response by doubling copies it each time.
-        response.reserveCapacity(positions.count * 256)
+        // A song block is a few hundred bytes (~270 with the usual tags); growing a multi-megabyte response by
+        // doubling copies it each time, and a reserve just short of it costs one doubling at the very end.
+        response.reserveCapacity(positions.count * 320)
         let mask = context.effectiveTagMask
         for position in positions {
             SongFormatter.write(p.queue.items[position], position: position, mask: mask, into: &response)
