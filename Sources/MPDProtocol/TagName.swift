@@ -69,16 +69,6 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
         self = found
     }
 
-    /// `init(parsing:)` for a name's UTF-8 bytes (a song's `PackedTags`), without making a `String` of the usual
-    /// canonical spelling.
-    public init?(utf8 name: UnsafeBufferPointer<UInt8>) {
-        if let tag = TagName(canonicalUTF8: name) {
-            self = tag
-        } else {
-            self.init(parsing: String(decoding: name, as: UTF8.self))
-        }
-    }
-
     /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument. Only ASCII
     /// letters fold (MPD uses `strcasecmp`), so the Kelvin sign is not a `k`.
     public init?(parsing name: some StringProtocol) {

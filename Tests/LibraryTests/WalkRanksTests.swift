@@ -76,7 +76,7 @@ struct WalkRanksTests {
         #expect(try await orders(library) == ranked)
     }
 
-    /// `add` reads a folder's songs by the run of their ids (`Tree.appendSongs`), skipping other folders' songs
+    /// `add` reads a folder's songs by the run of their ids (`Tree.songs`), skipping other folders' songs
     /// inside the run, and by rank when the run is too long: with two folders' runs interleaved and one folder's
     /// songs far apart, ranked or not, it gives the listing's order (read through the `song_walk` index instead).
     @Test func foldersWhoseSongIdsInterleave() async throws {
