@@ -6,7 +6,7 @@ import ServerPorts
 /// The SQLite library behind the server's database port. Every call hops off the event loop onto the readers
 /// queue (GRDB blocks while it reads), and the library's errors are said in the ports' words (`PortError`).
 extension MusicLibrary: MusicDatabase {
-    public func songsForQueue(uri: String) async throws -> [Song] {
+    public func songsForQueue(uri: String) async throws -> SongList {
         try await offLoop { try self.songsForQueue(uri: uri) }
     }
 

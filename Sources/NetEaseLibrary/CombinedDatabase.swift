@@ -21,15 +21,15 @@ public final class CombinedDatabase: MusicDatabase {
         return id
     }
 
-    public func songsForQueue(uri: String) async throws -> [Song] {
+    public func songsForQueue(uri: String) async throws -> SongList {
         if catalog.contains(uri) {
-            return try await entries(uri: uri, recursive: true).compactMap(\.song)
+            return SongList(try await entries(uri: uri, recursive: true).compactMap(\.song))
         }
-        if songID(uri) != nil { return try await catalog.songs(for: uri) }
+        if songID(uri) != nil { return SongList(try await catalog.songs(for: uri)) }
         var songs = try await local.songsForQueue(uri: uri)
         if uri.isEmpty || uri == "/" {
             // The whole database: the synced collection too, as `listall` shows it.
-            songs += try await catalogEntries(uri: catalog.root, recursive: true).compactMap(\.song)
+            songs.append(try await catalogEntries(uri: catalog.root, recursive: true).compactMap(\.song))
         }
         return songs
     }

@@ -20,7 +20,7 @@ public enum Action: Equatable, Sendable {
     /// the old queue. A bulk edit bumps the queue version once; otherwise once per song (`findadd`). The new
     /// ids come back as `Effect.added`; fewer ids than songs means the queue filled up (MPD keeps the songs that
     /// fit, skips the move, and answers `Playlist is too large`). Nothing fits: `PlayerError.playlistTooLarge`.
-    case add([Song], at: Int? = nil, bulk: Bool = true)
+    case add(SongList, at: Int? = nil, bulk: Bool = true)
     /// `load`: like a bulk `add`, but the move to `position` happens inside the same edit (one version bump).
     case load([Song], at: Int? = nil, name: String? = nil)
     case delete(start: Int, end: Int?)
@@ -133,5 +133,12 @@ public struct Change: Hashable, Sendable {
     public init(_ kind: Kind, partition: String? = nil) {
         self.kind = kind
         self.partition = partition
+    }
+}
+
+extension Action {
+    /// `add` of songs in one array.
+    public static func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) -> Action {
+        .add(SongList(songs), at: position, bulk: bulk)
     }
 }

@@ -34,8 +34,8 @@ extension PartitionState {
     /// `AppendSong` for each song that fits; a bulk edit (`add`, `load`) bumps the version once, otherwise once per song
     /// (`findadd`). Then, when `position` is inside the old queue, the new songs move there (another bump).
     /// `load` moves inside its bulk edit (`ScopeBulkEdit` spans the whole command), so the move costs no bump.
-    mutating func add(_ songs: [Song], at position: Int?, bulk: Bool, moveInBulk: Bool = false) throws(PlayerError)
-        -> [Int]
+    mutating func add(_ songs: some Collection<Song>, at position: Int?, bulk: Bool, moveInBulk: Bool = false)
+        throws(PlayerError) -> [Int]
     {
         // As in MPD, the songs that fit are added; the caller reports `Playlist is too large` when `ids` is short.
         guard songs.isEmpty || queue.count < queue.maximumLength else { throw .playlistTooLarge }

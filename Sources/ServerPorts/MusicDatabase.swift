@@ -7,8 +7,8 @@ import PlayerCore
 public protocol MusicDatabase: Sendable {
     /// The songs `add URI` appends: the file itself, or every song below a directory (recursively, in MPD's
     /// order: directory by directory, entries sorted by name). `""` is the whole database.
-    /// Throws `PortError.notFound` for a URI that is neither.
-    func songsForQueue(uri: String) async throws -> [Song]
+    /// Throws `PortError.notFound` for a URI that is neither. A folder's songs come as its directories' parts.
+    func songsForQueue(uri: String) async throws -> SongList
     /// The songs of the playlist file `uri` in the music directory (`Lists/mix.m3u`: m3u, m3u8, pls, xspf) with
     /// what the file says of them (tags, duration), their URIs resolved as MPD resolves them; nil when `uri` is not
     /// such a file.

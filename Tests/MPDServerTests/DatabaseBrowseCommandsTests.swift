@@ -191,7 +191,7 @@ final class HugeDatabase: MusicDatabase, @unchecked Sendable {
         Issue.record("a listing must stream, not be built whole")
         return []
     }
-    func songsForQueue(uri: String) async throws -> [Song] { [] }
+    func songsForQueue(uri: String) async throws -> SongList { [] }
     func playlistFile(uri: String) async throws -> [Song]? { nil }
     func files(uri: String) async throws -> [StorageEntry] { [] }
     func startUpdate(uri: String, rescan: Bool) throws -> Int { 1 }

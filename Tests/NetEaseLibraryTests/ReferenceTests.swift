@@ -133,7 +133,7 @@ import Testing
         let fixture = try Fixture()
         let entries = try await fixture.combined.entries(uri: "netease://song/5000063", recursive: false)
         expectSongs(entries.compactMap(\.song), [5_000_063], in: fixture)
-        expectSongs(try await fixture.combined.songsForQueue(uri: "netease://song/5000063"), [5_000_063], in: fixture)
+        expectSongs(Array(try await fixture.combined.songsForQueue(uri: "netease://song/5000063")), [5_000_063], in: fixture)
         await #expect(throws: PortError.notFound("No such file")) {
             _ = try await fixture.combined.comments(uri: "netease://song/5000063")
         }

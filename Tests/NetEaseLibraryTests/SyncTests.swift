@@ -83,7 +83,7 @@ import Testing
         #expect(fixture.server.requests.isEmpty, "sent \(fixture.apiPaths)")
         // `add NetEase/Playlists/…` expands to the playlist's songs, in order.
         let queued = try await fixture.combined.songsForQueue(uri: "NetEase/Playlists/通勤路上 🚇")
-        expectSongs(queued, fixture.demo.playlists[2_000_000_001]!.trackIDs, in: fixture)
+        expectSongs(Array(queued), fixture.demo.playlists[2_000_000_001]!.trackIDs, in: fixture)
     }
 
     @Test func netEasePlaylistsAreStoredPlaylists() async throws {

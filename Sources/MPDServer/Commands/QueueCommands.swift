@@ -221,7 +221,7 @@ enum QueueCommands {
         }
         guard let database = context.server.database else { throw PortError.disabled }
         return .deferred {
-            var songs: [Song]
+            let songs: SongList
             do {
                 songs = try await database.songsForQueue(uri: uri)
             } catch PortError.notFound(let message) {
@@ -230,7 +230,6 @@ enum QueueCommands {
             if single {
                 // `addid` takes one song, never a directory.
                 guard songs.count == 1, songs[0].uri == uri else { throw PortError.notFound("No such song") }
-                songs = [songs[0]]
             }
             let ids = try store.send(.add(songs, at: position), partition: partition).addedIDs
             guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }
