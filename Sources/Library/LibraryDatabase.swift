@@ -187,6 +187,10 @@ public final class LibraryDatabase: Sendable {
             try db.execute(sql: "ALTER TABLE song ADD COLUMN tags BLOB")
             try SongTagsColumn.rebuild(db)
         }
+        // How many songs have each tag (`TagPresence`), counted by the indexer.
+        migrator.registerMigration("v13-tag-presence") { db in
+            try TagPresence.create(db)
+        }
         return migrator
     }
 
@@ -247,12 +251,13 @@ public final class LibraryDatabase: Sendable {
         indexer.stop()
     }
 
-    /// Writes what is derived from a song's tag rows again (its tags column, its search index row): for tag rows
-    /// written straight into the tables (the tests' fixtures) rather than by an update or a remote sync, which keep
-    /// both as they write.
+    /// Writes what is derived from a song's tag rows again (its tags column, its search index row) and drops the
+    /// tag counts (`TagPresence`, counted again by the indexer): for tag rows written straight into the tables (the
+    /// tests' fixtures) rather than by an update or a remote sync, which keep all of it as they write.
     public static func tagRowsWritten(_ db: Database, songID: Int64) throws {
         try SongTagsColumn.rebuild(db, songID: songID)
         try SearchIndex.reindex(db, id: songID)
+        try TagPresence.invalidate(db)
     }
 
     public func schemaVersion() throws -> [String] {

@@ -4,9 +4,10 @@ import Synchronization
 
 /// Brings what the library derives from its songs up to date on a thread of its own, a chunk per transaction,
 /// whenever asked (after an update job or a remote sync, at start-up): first the walk ranks (`WalkRanks`), then the
-/// search index (`SearchIndex`). Asks coming while it works make it look again when done. Queries are right
-/// meanwhile, only slower; writers never wait for a long transaction of it. It pauses while an update job runs
-/// (the job changes what it would rank, and a rescan right after an update ran half as fast beside it).
+/// search index (`SearchIndex`), then the tag counts (`TagPresence`). Asks coming while it works make it look again
+/// when done. Queries are right meanwhile, only slower; writers never wait for a long transaction of it. It pauses
+/// while an update job runs (the job changes what it would rank, and a rescan right after an update ran half as
+/// fast beside it).
 final class LibraryIndexer: Sendable {
     private let writer: any DatabaseWriter
     private struct State {
@@ -47,7 +48,17 @@ final class LibraryIndexer: Sendable {
     /// One chunk of work; false when there was none.
     private func step() throws -> Bool {
         if try !writer.read(WalkRanks.complete) { return try writer.write(WalkRanks.rankSome) }
-        if try writer.read(SearchIndex.hasPending) { return try writer.write(SearchIndex.indexPending) }
+        if try writer.read(SearchIndex.hasPending) {
+            // Pending songs changed what the tag counts say: they are made again once none is left.
+            return try writer.write { db in
+                try TagPresence.invalidate(db)
+                return try SearchIndex.indexPending(db)
+            }
+        }
+        if try !writer.read(TagPresence.isCounted) {
+            try writer.write(TagPresence.count)
+            return true
+        }
         return false
     }
 
