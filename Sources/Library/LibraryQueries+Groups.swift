@@ -161,15 +161,17 @@ extension LibraryQueries {
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// The distinct values of `tag`, sorted bytewise, from the `(tag, value)` index: past a value met
-    /// `stepsBeforeSkipping` times in a row, the walk starts again after it (`value > ?`).
+    /// `stepsBeforeSkipping` times in a row, the walk starts again after it (`value > ?`). (The first walk has no
+    /// bound: a number bound as the lowest value would be compared as text, `'0'`, with the column's affinity.)
     static func skippingValues(_ tag: TagName, _ db: Database) throws -> [String] {
-        let statement = try db.cachedStatement(sql: "SELECT value FROM song_tag WHERE tag = ? AND value > ? ORDER BY value")
-        let handle = statement.sqliteStatement
+        let from = try db.cachedStatement(sql: "SELECT value FROM song_tag WHERE tag = ? ORDER BY value").sqliteStatement
+        let after = try db.cachedStatement(sql: """
+            SELECT value FROM song_tag WHERE tag = ? AND value > ? ORDER BY value
+            """).sqliteStatement
+        var handle = from
         defer { sqlite3_reset(handle) }
-        sqlite3_reset(handle)
-        sqlite3_bind_int64(handle, 1, Int64(tag.rawValue))
-        // Every text sorts after every number: the first walk starts before `""`.
-        sqlite3_bind_int64(handle, 2, 0)
+        sqlite3_reset(from)
+        sqlite3_bind_int64(from, 1, Int64(tag.rawValue))
         var values: [String] = []
         var previous: [UInt8] = []
         var repeats = 0
@@ -188,9 +190,11 @@ extension LibraryQueries {
                 guard repeats >= stepsBeforeSkipping else { continue }
                 repeats = 0
                 sqlite3_reset(handle)
+                handle = after
+                sqlite3_bind_int64(after, 1, Int64(tag.rawValue))
                 // Never an empty buffer (whose address may be nil, which binds NULL): the terminator follows.
                 let bound = (previous + [0]).withUnsafeBytes { bytes in
-                    sqlite3_bind_text(handle, 2, bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    sqlite3_bind_text(after, 2, bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
                                       Int32(previous.count), Self.transient)
                 }
                 guard bound == SQLITE_OK else {

@@ -8,7 +8,7 @@ import Testing
 /// belongs from the tag counts the indexer keeps; these check it against the plain reference, and that the counts
 /// are trusted only while they describe the songs there are.
 @Suite struct TagPresenceTests {
-    /// Values met 1, 15, 16, 17 and 40 times (around the point where the walk starts skipping), multi-byte ones, a
+    /// Values met 1, 2, 3, 15, 16, 17, 20 and 40 times (around the point where the walk starts skipping), multi-byte ones, a
     /// stored empty value (when `withEmpty`), a song with two artists, and songs without the tag.
     static func entries(withEmpty: Bool) -> [QueryFixture.Entry] {
         var entries: [QueryFixture.Entry] = []
@@ -17,7 +17,9 @@ import Testing
             entries.append(QueryFixture.Entry(uri: "d\(index % 7)/s\(index).flac", tags: tags))
             index += 1
         }
-        for (value, times) in [("A", 1), ("B", 15), ("C", 16), ("D", 17), ("Émile", 40), ("Émile Z", 3), ("Zoë", 17)] {
+        // Values that sort before digits (`(13)`, `!`, a space) too: a walk bounded by a number missed them.
+        for (value, times) in [("(13)", 20), ("!", 1), (" x", 2), ("0", 3), ("A", 1), ("B", 15), ("C", 16), ("D", 17),
+                               ("Émile", 40), ("Émile Z", 3), ("Zoë", 17)] {
             for _ in 0..<times { add([(.artist, value), (.genre, "Rock")]) }
         }
         add([(.artist, "B"), (.artist, "Guest")])
