@@ -35,20 +35,41 @@ public struct Response: Sendable, Equatable {
         writeLine(key, value)
     }
 
-    /// Three bulk appends (a `memcpy` each) after one capacity check: a song list is mostly these lines, and
-    /// anything per byte or per piece (a uniqueness and capacity check each) was most of its cost.
+    /// One bulk append per line: a song list is mostly these lines, and anything per byte or per piece (a
+    /// uniqueness and capacity check each) was most of its cost. A line that fits `lineLimit` is put together on the
+    /// stack and appended at once (the three appends of key, separator and value, and the newline, were a tenth of
+    /// a `listallinfo`); a longer one is appended in pieces after one capacity check.
     private mutating func writeLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
-        let needed = bytes.count + key.count + value.count + 3
+        if value.contains(where: { $0 == 0x0A || $0 == 0x0D || ByteText.needsEncoding($0) }) {
+            bytes.append(contentsOf: key)
+            bytes.append(contentsOf: Self.separator)
+            appendSpecial(value)
+            bytes.append(0x0A)
+            return
+        }
+        let length = key.count + value.count + 3
+        if length <= Self.lineLimit {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.lineLimit) { line in
+                var text = ShortText(line.baseAddress!)
+                text.append(key)
+                text.byte(0x3A)
+                text.byte(0x20)
+                text.append(value)
+                text.byte(0x0A)
+                bytes.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress, count: text.count))
+            }
+            return
+        }
+        let needed = bytes.count + length
         if bytes.capacity < needed { bytes.reserveCapacity(Swift.max(needed, bytes.capacity * 2)) }
         bytes.append(contentsOf: key)
         bytes.append(contentsOf: Self.separator)
-        if value.contains(where: { $0 == 0x0A || $0 == 0x0D || ByteText.needsEncoding($0) }) {
-            appendSpecial(value)
-        } else {
-            bytes.append(contentsOf: value)
-        }
+        bytes.append(contentsOf: value)
         bytes.append(0x0A)
     }
+
+    /// The longest line `writeLine` puts together on the stack.
+    private static let lineLimit = 256
 
     private static let separator: [UInt8] = [0x3A, 0x20]
 
@@ -68,16 +89,18 @@ public struct Response: Sendable, Equatable {
     /// `add` of an `Int`, most numbers printed: the generic one below is not specialised in the modules that call
     /// it, and its type metadata lookups were a tenth of a `status` answer's work.
     public mutating func add(_ key: String, _ value: Int) {
-        addKey(key)
-        appendFormatted { $0.decimal(Int64(value)) }
-        bytes.append(0x0A)
+        appendLine(key) { line in
+            line.decimal(Int64(value))
+            line.byte(0x0A)
+        }
     }
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) {
         if let small = Int64(exactly: value) {
-            addKey(key)
-            appendFormatted { $0.decimal(small) }
-            bytes.append(0x0A)
+            appendLine(key) { line in
+                line.decimal(small)
+                line.byte(0x0A)
+            }
         } else {
             add(key, String(value))
         }
@@ -100,8 +123,7 @@ public struct Response: Sendable, Equatable {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        addKey(key)
-        appendFormatted { line in
+        appendLine(key) { line in
             line.decimal(year)
             line.byte(0x2D)
             line.twoDigits(month)
@@ -120,8 +142,7 @@ public struct Response: Sendable, Equatable {
 
     /// `key: %1.3f` of a whole number of thousandths (MPD's `duration`, `elapsed`, `Range`).
     public mutating func addThousandths(_ key: String, _ thousandths: Int64) {
-        addKey(key)
-        appendFormatted { line in
+        appendLine(key) { line in
             line.thousandths(thousandths)
             line.byte(0x0A)
         }
@@ -129,8 +150,7 @@ public struct Response: Sendable, Equatable {
 
     /// `key: A-B` (or `A-`) of thousandths, as `Range:` prints a queue item's sub-range.
     public mutating func addThousandthsRange(_ key: String, _ start: Int64, _ end: Int64?) {
-        addKey(key)
-        appendFormatted { line in
+        appendLine(key) { line in
             line.thousandths(start)
             line.byte(0x2D)
             if let end { line.thousandths(end) }
@@ -145,10 +165,19 @@ public struct Response: Sendable, Equatable {
         bytes.append(contentsOf: Self.separator)
     }
 
-    /// Numbers and times are written into a buffer on the stack and appended at once.
-    private mutating func appendFormatted(_ write: (inout ShortText) -> Void) {
+    /// `key: ` and what `write` formats (numbers and times, newline included), put together on the stack and
+    /// appended at once. A key too long to leave room for the longest value goes first on its own.
+    private mutating func appendLine(_ key: String, _ write: (inout ShortText) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortText.capacity) { buffer in
             var text = ShortText(buffer.baseAddress!)
+            let inline = key.utf8.count <= ShortText.capacity - ShortText.valueRoom
+                && key.utf8.withContiguousStorageIfAvailable({ text.append($0) }) != nil
+            if inline {
+                text.byte(0x3A)
+                text.byte(0x20)
+            } else {
+                addKey(key)
+            }
             write(&text)
             bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: text.count))
         }
@@ -178,10 +207,12 @@ public struct Response: Sendable, Equatable {
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
-/// Up to `capacity` bytes written through a pointer: what `appendFormatted` writes a number or a time into. The
+/// Up to `capacity` bytes written through a pointer: what `appendLine` and `writeLine` put a line together in. The
 /// longest use (`A-B` of two thousandths) takes 53 bytes.
 struct ShortText {
-    static let capacity = 64
+    static let capacity = 128
+    /// Room a formatted value needs at most after its key (a time, a range of two thousandths, a newline).
+    static let valueRoom = 64
     private let base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
 
@@ -192,6 +223,13 @@ struct ShortText {
     mutating func byte(_ value: UInt8) {
         base[count] = value
         count += 1
+    }
+
+    /// Bytes as they are (the caller made room for them).
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
     }
 
     /// Decimal digits without going through a `String`.
