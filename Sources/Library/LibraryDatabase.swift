@@ -187,9 +187,11 @@ public final class LibraryDatabase: Sendable {
             try db.execute(sql: "ALTER TABLE song ADD COLUMN tags BLOB")
             try SongTagsColumn.rebuild(db)
         }
-        // How many songs have each tag (`TagPresence`), counted by the indexer.
+        // How many songs have each tag (`TagPresence`), kept by the indexer. Counted here once, so that a new
+        // database starts with its counts and the indexer has nothing to write when it is first asked.
         migrator.registerMigration("v13-tag-presence") { db in
             try TagPresence.create(db)
+            try TagPresence.count(db)
         }
         return migrator
     }
