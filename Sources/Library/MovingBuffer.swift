@@ -26,6 +26,7 @@ final class MovingBuffer<Element> {
 
     /// The values in the order appended; the buffer is empty afterwards.
     func take() -> [Element] {
+        guard count > 0 else { return [] }
         let moved = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
             buffer.baseAddress!.moveInitialize(from: base, count: count)
             initialized = count
@@ -37,6 +38,7 @@ final class MovingBuffer<Element> {
     /// The values in `order`, a permutation of `0..<count` (each index once); the buffer is empty afterwards.
     func take(in order: [Int]) -> [Element] {
         precondition(order.count == count, "not a permutation of the values")
+        guard count > 0 else { return [] }
         let moved = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
             for (position, index) in order.enumerated() {
                 (buffer.baseAddress! + position).initialize(to: (base + index).move())

@@ -29,6 +29,9 @@ import Testing
             #expect(Counted.alive == 7)
         }
         #expect(Counted.alive == 0)
+        // Nothing appended (or no room at all): empty answers.
+        #expect(MovingBuffer<Counted>(capacity: 0).take().isEmpty)
+        #expect(MovingBuffer<Counted>(capacity: 3).take(in: []).isEmpty)
         // Values never taken are freed with the buffer.
         do {
             let left = MovingBuffer<Counted>(capacity: 4)
