@@ -157,49 +157,29 @@ extension LibraryQueries {
     /// search, and a tag whose values are nearly all different (titles) is walked as before.
     static let stepsBeforeSkipping = 16
 
-    /// `SQLITE_TRANSIENT` (a macro Swift does not import): SQLite copies the bound bytes.
-    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
     /// The distinct values of `tag`, sorted bytewise, from the `(tag, value)` index: past a value met
     /// `stepsBeforeSkipping` times in a row, the walk starts again after it (`value > ?`). (The first walk has no
     /// bound: a number bound as the lowest value would be compared as text, `'0'`, with the column's affinity.)
     static func skippingValues(_ tag: TagName, _ db: Database) throws -> [String] {
-        let from = try db.cachedStatement(sql: "SELECT value FROM song_tag WHERE tag = ? ORDER BY value").sqliteStatement
-        let after = try db.cachedStatement(sql: """
-            SELECT value FROM song_tag WHERE tag = ? AND value > ? ORDER BY value
-            """).sqliteStatement
-        var handle = from
-        defer { sqlite3_reset(handle) }
-        sqlite3_reset(from)
-        sqlite3_bind_int64(from, 1, Int64(tag.rawValue))
+        let from = try FastStatement(db, "SELECT value FROM song_tag WHERE tag = ? ORDER BY value")
+        let after = try FastStatement(db, "SELECT value FROM song_tag WHERE tag = ? AND value > ? ORDER BY value")
+        from.bind(1, Int64(tag.rawValue))
+        var statement = from
         var values: [String] = []
         var previous: [UInt8] = []
         var repeats = 0
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                    message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) })
-            }
-            let text = sqlite3_column_text(handle, 0)
-            let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, 0))
+        while let row = try statement.next(db) {
+            let text = sqlite3_column_text(row, 0)
+            let count = text == nil ? 0 : Int(sqlite3_column_bytes(row, 0))
             if !values.isEmpty, count == previous.count,
                count == 0 || previous.withUnsafeBufferPointer({ memcmp($0.baseAddress!, text!, count) == 0 }) {
                 repeats += 1
                 guard repeats >= stepsBeforeSkipping else { continue }
                 repeats = 0
-                sqlite3_reset(handle)
-                handle = after
-                sqlite3_bind_int64(after, 1, Int64(tag.rawValue))
-                // Never an empty buffer (whose address may be nil, which binds NULL): the terminator follows.
-                let bound = (previous + [0]).withUnsafeBytes { bytes in
-                    sqlite3_bind_text(after, 2, bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
-                                      Int32(previous.count), Self.transient)
-                }
-                guard bound == SQLITE_OK else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: bound), message: "binding a value failed")
-                }
+                statement.reset()
+                statement = after
+                after.bind(1, Int64(tag.rawValue))
+                after.bind(2, values.last)
                 continue
             }
             let bytes = UnsafeBufferPointer(start: text, count: count)

@@ -37,7 +37,7 @@ enum TagPresence {
 
     /// Counts every tag's songs: one pass over the tag rows in key order, where a song's rows lie together.
     static func count(_ db: Database) throws {
-        let tags = (TagName.allCases.map(\.rawValue).max() ?? 0) + 1
+        let tags = TagName.allCases.count
         var songsWithTag = [Int](repeating: 0, count: tags)
         var lastSong = [Int64](repeating: -1, count: tags)
         try LibraryQueries.forEachRow(db, "SELECT song_id, tag FROM song_tag ORDER BY song_id, position") { row in

@@ -49,24 +49,32 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
         self.init(parsing: Substring(name))
     }
 
-    /// The canonical names' bytes one after another, each at `nameStarts[rawValue]`: compared with `memcmp`, as a
-    /// song list compares every tag name of every song.
-    private static let nameBytes: [UInt8] = allCases.flatMap { Array($0.mpdName.utf8) }
+    /// The canonical names' bytes one after another, each at `nameStarts[rawValue]`, in memory that lives as long as
+    /// the process: compared with `memcmp`, as a song list compares every tag name of every song, and read per song
+    /// and tag (`canonicalUTF8`) without making or retaining anything.
+    nonisolated(unsafe) private static let nameBytes: UnsafeBufferPointer<UInt8> = {
+        let bytes = allCases.flatMap { Array($0.mpdName.utf8) }
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        _ = storage.initialize(from: bytes)
+        return UnsafeBufferPointer(storage)
+    }()
     private static let nameStarts: [Int] = allCases.reduce(into: [0]) { $0.append($0.last! + $1.mpdName.utf8.count) }
+
+    /// The canonical spelling's bytes.
+    public var canonicalUTF8: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: Self.nameBytes[Self.nameStarts[rawValue]..<Self.nameStarts[rawValue + 1]])
+    }
 
     /// The tag whose canonical spelling is exactly these bytes (what songs store), found by the name's length and
     /// first byte and one `memcmp`.
     public init?(canonicalUTF8 name: UnsafeBufferPointer<UInt8>) {
         guard let base = name.baseAddress, let first = name.first, first < 128, name.count < 32 else { return nil }
-        let found = Self.nameBytes.withUnsafeBufferPointer { names -> TagName? in
-            for tag in Self.candidates[name.count &* 128 &+ Int(first)]
-            where memcmp(names.baseAddress! + Self.nameStarts[tag.rawValue], base, name.count) == 0 {
-                return tag
-            }
-            return nil
+        for tag in Self.candidates[name.count &* 128 &+ Int(first)]
+        where memcmp(Self.nameBytes.baseAddress! + Self.nameStarts[tag.rawValue], base, name.count) == 0 {
+            self = tag
+            return
         }
-        guard let found else { return nil }
-        self = found
+        return nil
     }
 
     /// Parses a tag name case-insensitively, as MPD's `tag_name_parse_i` does for every argument. Only ASCII

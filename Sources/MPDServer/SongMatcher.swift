@@ -109,7 +109,7 @@ struct SongMatcher {
     /// Whether the tags hold tag `name`, and whether one of its values matches. A plain loop over the bytes: with a
     /// closure per tag, retaining what it captured cost more than the comparisons.
     private func scan(_ song: UnsafePointer<Song>, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
-        let wanted = Self.names[name.rawValue]
+        let wanted = name.canonicalUTF8
         return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
             var has = false
             var index = 0
@@ -122,20 +122,6 @@ struct SongMatcher {
             return (has, false)
         }
     }
-
-    /// Each tag's name as MPD spells it, in memory that lives as long as the process: read per song and tag without
-    /// making (and retaining) a string each time.
-    nonisolated(unsafe) private static let names: [UnsafeBufferPointer<UInt8>] = {
-        let count = (TagName.allCases.map(\.rawValue).max() ?? 0) + 1
-        var names = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: count)
-        for tag in TagName.allCases {
-            let bytes = Array(tag.mpdName.utf8)
-            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
-            _ = storage.initialize(from: bytes)
-            names[tag.rawValue] = UnsafeBufferPointer(storage)
-        }
-        return names
-    }()
 
     private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
