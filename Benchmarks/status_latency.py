@@ -7,11 +7,17 @@ software mixer, max_connections 2000). One connection per server sends `status` 
 alternating between the servers in blocks so that machine noise hits both alike; then the same again while IDLERS
 (default 500) further connections to each server sit in `idle`.
 
+Each server is measured by a client process of its own, holding one connection, as a user's client talks to one
+server. Blocks of requests alternate between the two client processes so that machine noise hits both servers alike.
+(One client process alternating between two servers measured the scheduler instead: after a block on one server the
+client's wake-ups favoured placing the server that costs less CPU per request on the client's own CPU, ~30 µs a round
+trip, and the other on the other CPU, ~140 µs. A stand-in C server answering from a busy loop of 0 or 5 µs took the
+fast placement from MPD or lost it to MPD by that difference alone.)
+
 A round trip on loopback is mostly the kernel waking the server and then the client. Where the scheduler puts the
-server's thread decides most of it: on the client's CPU a round trip takes ~25 µs here, on the other CPU ~120 µs, and
-which of the two a server settles in differs from run to run and between servers. So the run ends with the placement
-fixed, the same for both servers: every thread of both servers pinned to the client's CPU, then to another CPU (on a
-machine with more than one). These rows compare the servers' own work per request.
+server's thread decides most of it: on the client's CPU a round trip takes ~25 µs here, on the other CPU ~120 µs. So
+the run ends with the placement fixed, the same for both servers: every thread of both servers pinned to the client's
+CPU, then to another CPU (on a machine with more than one). These rows compare the servers' own work per request.
 """
 import os
 import socket
@@ -24,6 +30,7 @@ import time
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/nosignal")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
 IDLERS = int(sys.argv[3]) if len(sys.argv) > 3 else 500
+PAUSE = float(os.environ.get("PAUSE", "0.05"))
 
 
 def free_port():
@@ -50,22 +57,48 @@ def start(kind):
     deadline = time.time() + 20
     while time.time() < deadline:
         try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=5)
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if s.recv(64).startswith(b"OK MPD"):
-                return proc, s, port
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                if s.recv(64).startswith(b"OK MPD"):
+                    return proc, Client(port), port
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"{kind} did not start")
 
 
-def roundtrip(sock):
+# The client process: one connection; each line on stdin asks for that many round trips, answered with their
+# durations in nanoseconds on one line.
+CLIENT = r"""
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+s.recv(64)
+def roundtrip():
     t = time.perf_counter_ns()
-    sock.sendall(b"status\n")
+    s.sendall(b"status\n")
     buf = b""
     while not buf.endswith(b"OK\n"):
-        buf += sock.recv(65536)
+        buf += s.recv(65536)
     return time.perf_counter_ns() - t
+for line in sys.stdin:
+    print(" ".join(str(roundtrip()) for _ in range(int(line))), flush=True)
+"""
+
+
+class Client:
+    """A client process of its own, with one connection to a server."""
+
+    def __init__(self, port):
+        self.proc = subprocess.Popen([sys.executable, "-c", CLIENT, str(port)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def roundtrips(self, count):
+        self.proc.stdin.write(f"{count}\n")
+        self.proc.stdin.flush()
+        return [int(x) for x in self.proc.stdout.readline().split()]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
 
 
 def idle_clients(port, count):
@@ -81,13 +114,13 @@ def idle_clients(port, count):
 
 def measure(servers):
     samples = {kind: [] for kind in servers}
-    for kind, (_, s, _) in servers.items():  # warm up
-        for _ in range(500):
-            roundtrip(s)
+    for kind, (_, client, _) in servers.items():  # warm up
+        client.roundtrips(500)
     block = 1000
     for _ in range(ROUNDS // block):
-        for kind, (_, s, _) in servers.items():
-            samples[kind].extend(roundtrip(s) for _ in range(block))
+        for kind, (_, client, _) in servers.items():
+            samples[kind].extend(client.roundtrips(block))
+            time.sleep(PAUSE)
     stats = {}
     for kind, xs in samples.items():
         xs.sort()
@@ -97,15 +130,13 @@ def measure(servers):
           f"p99 {stats['nosignal'][1] / stats['mpd'][1]:.2f}×  (below 1 = NoSignal faster)")
 
 
-def pin(servers, cpu):
-    """Every thread of both servers on `cpu` (None: all CPUs again)."""
-    cpus = os.sched_getaffinity(0) if cpu is None else {cpu}
-    for proc, _, _ in servers.values():
-        for tid in os.listdir(f"/proc/{proc.pid}/task"):
-            try:
-                os.sched_setaffinity(int(tid), cpus)
-            except OSError:
-                pass  # a thread that has ended
+def pin(pid, cpus):
+    """Every thread of process `pid` on `cpus`."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            os.sched_setaffinity(int(tid), cpus)
+        except OSError:
+            pass  # a thread that has ended
 
 
 def measure_pinned(servers):
@@ -114,23 +145,26 @@ def measure_pinned(servers):
     placements = [("on the client's CPU", client)]
     if len(allowed) > 1:
         placements.append(("on another CPU", allowed[1]))
-    os.sched_setaffinity(0, {client})
+    for _, c, _ in servers.values():
+        pin(c.proc.pid, {client})
     try:
         for label, cpu in placements:
-            pin(servers, cpu)
+            for proc, _, _ in servers.values():
+                pin(proc.pid, {cpu})
             time.sleep(0.2)
-            print(f"placement fixed: client on CPU {client}, both servers {label} ({cpu}), idle clients still there")
+            print(f"placement fixed: clients on CPU {client}, both servers {label} ({cpu}), idle clients still there")
             measure(servers)
     finally:
-        pin(servers, None)
-        os.sched_setaffinity(0, set(allowed))
+        for proc, c, _ in servers.values():
+            pin(proc.pid, set(allowed))
+            pin(c.proc.pid, set(allowed))
 
 
 def main():
     servers = {kind: start(kind) for kind in ("mpd", "nosignal")}
     idlers = []
     try:
-        print(f"status round trip, {ROUNDS} requests each, one connection, loopback")
+        print(f"status round trip, {ROUNDS} requests each, one connection from a client process per server, loopback")
         measure(servers)
         for _, _, port in servers.values():
             idlers += idle_clients(port, IDLERS)
@@ -141,8 +175,8 @@ def main():
     finally:
         for c in idlers:
             c.close()
-        for proc, s, _ in servers.values():
-            s.close()
+        for proc, client, _ in servers.values():
+            client.close()
             proc.terminate()
             proc.wait(10)
 
