@@ -100,22 +100,10 @@ enum FilterSQL {
             """
     }
 
-    /// The tags a filter on `tag` looks at when the song lacks it (`ApplyTagWithFallback`, MPD 0.24).
-    static func filterChain(_ tag: TagName) -> [TagName] {
-        switch tag {
-        case .albumArtistSort: [.albumArtistSort, .albumArtist, .artist]
-        case .albumArtist, .artistSort: [tag, .artist]
-        case .albumSort: [tag, .album]
-        case .titleSort: [tag, .title]
-        case .composerSort: [tag, .composer]
-        default: [tag]
-        }
-    }
-
     /// `TagSongFilter::Match`: the first tag of the chain the song has decides; if it has none, an empty value
     /// matches. Negation inverts the whole result.
     static func tagCondition(_ tag: TagName, _ match: StringMatch) -> SQL {
-        let chain = filterChain(tag)
+        let chain = tag.filterChain
         let condition = valueCondition(match)
         // A case-folded comparison reads `value_folded`, which only the rows hold: one pass over the table beats
         // the `(tag, value)` index plus a lookup by key per row, so `+tag` keeps SQLite off the index.

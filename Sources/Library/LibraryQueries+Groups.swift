@@ -15,7 +15,7 @@ extension LibraryQueries {
     /// songs) through SQLite's C API (`forEachTagRow`) and are interned, so songs and tuples are plain integers
     /// until the distinct tuples are sorted.
     static func groupedValues(_ levels: [TagName], expression: FilterExpression, _ db: Database) throws -> [[String]] {
-        let chains = levels.map(FilterSQL.filterChain)
+        let chains = levels.map(\.filterChain)
         let tagList = Set(chains.joined()).map { String($0.rawValue) }.sorted().joined(separator: ",")
         if levels.count == 1, chains[0].count == 1, matchesEverything(expression) {
             return try distinctValues(chains[0][0], db).map { [$0] }
@@ -200,7 +200,7 @@ extension LibraryQueries {
     static func groupCounts(_ group: TagName, expression: FilterExpression, _ db: Database) throws
         -> [(value: String, songs: Int, milliseconds: Int64)]
     {
-        let chain = FilterSQL.filterChain(group)
+        let chain = group.filterChain
         var rankOfTag = [UInt8](repeating: .max, count: TagName.allCases.count)
         for (rank, tag) in chain.enumerated() { rankOfTag[tag.rawValue] = UInt8(rank) }
         let tagList = chain.map { String($0.rawValue) }.joined(separator: ",")

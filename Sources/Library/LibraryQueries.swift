@@ -175,7 +175,7 @@ public final class LibraryQueries: Sendable {
     /// The chain `Tag::GetSortValue` follows: the filter's fallback chain, plus the album-artist id falling back
     /// to the artist id.
     static func sortChain(_ tag: TagName) -> [TagName] {
-        tag == .musicBrainzAlbumArtistID ? [tag, .musicBrainzArtistID] : FilterSQL.filterChain(tag)
+        tag == .musicBrainzAlbumArtistID ? [tag, .musicBrainzArtistID] : tag.filterChain
     }
 
     /// The matching songs (id, and URI when `withURIs`, else "") in MPD's walk order, stably sorted by the sort key,

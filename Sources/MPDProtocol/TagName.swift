@@ -85,8 +85,23 @@ public enum TagName: Int, CaseIterable, Sendable, Hashable, Comparable {
         self = tag
     }
 
-    /// The tag a `*Sort` tag falls back to when a song lacks it (`src/tag/Fallback.hxx`), for filters and sorting.
-    /// `AlbumArtist` falls back to `Artist`; `AlbumArtistSort` to `AlbumArtist`, then `ArtistSort`, then `Artist`.
+    /// The tags a filter on this tag looks at, in order (`ApplyTagWithFallback`, `src/tag/Fallback.hxx`): the first of
+    /// them a song has decides the match; a song with none of them matches an empty value. `AlbumArtistSort` goes on
+    /// to `AlbumArtist` and then to `Artist` (MPD falls back from there as from `ArtistSort`, to `Artist`, without
+    /// looking at `ArtistSort` itself).
+    public var filterChain: [TagName] {
+        switch self {
+        case .albumArtistSort: [.albumArtistSort, .albumArtist, .artist]
+        case .albumArtist, .artistSort: [self, .artist]
+        case .albumSort: [self, .album]
+        case .titleSort: [self, .title]
+        case .composerSort: [self, .composer]
+        default: [self]
+        }
+    }
+
+    /// The tag a `*Sort` tag falls back to when a song lacks it, for the sort keys of `playlistfind … sort`
+    /// (filters follow `filterChain`). `AlbumArtist` falls back to `Artist`; `AlbumArtistSort` to `AlbumArtist`.
     public var fallback: TagName? {
         switch self {
         case .albumArtist: .artist

@@ -1,3 +1,4 @@
+import CPrefetch
 import Glibc
 import MPDProtocol
 import PlayerCore
@@ -12,6 +13,16 @@ struct SongMatcher {
     private let folded: FilterExpression
     /// Compiled once per pattern and case mode, not once per song.
     private let regexes: [StringMatch: Regex<AnyRegexOutput>]
+    /// Each tag's name bytes by raw value (`TagName.canonicalUTF8`), read once here rather than once per song.
+    private let tagNames: [UnsafeBufferPointer<UInt8>] = TagName.allCases.map(\.canonicalUTF8)
+    /// The expression as byte comparisons, when it is one comparison of tag values or an `AND` of them (what
+    /// clients send): `matchingPositions` runs these instead of walking the expression.
+    private let tests: [TagTest]?
+    /// The tests' names and matches (a test holds positions, so it is copied without retaining anything).
+    private let testNames: [UnsafeBufferPointer<UInt8>]
+    private let testMatches: [StringMatch]
+    /// The needles' bytes the tests point into.
+    private let needles: NeedleBytes
 
     init(_ expression: FilterExpression) {
         // A client may nest `(!` thousands deep: walk the tree MPD would, not that one, for every song.
@@ -42,6 +53,33 @@ struct SongMatcher {
         }
         collect(expression)
         self.regexes = regexes
+        let needles = NeedleBytes()
+        self.needles = needles
+        let tagNames = self.tagNames
+        var testNames: [UnsafeBufferPointer<UInt8>] = []
+        var testMatches: [StringMatch] = []
+        func test(_ e: FilterExpression) -> TagTest? {
+            guard case .tag(let selector, let match) = e, match.kind != .regex, selector != .file else { return nil }
+            let start = testNames.count
+            if case .tag(let tag) = selector {
+                testNames += tag.filterChain.map { tagNames[$0.rawValue] }
+            }
+            testMatches.append(match)
+            return TagTest(isAny: selector == .any, names: start..<testNames.count, needle: needles.keep(match.value),
+                           kind: match.kind, foldCase: match.foldCase, negated: match.negated,
+                           match: testMatches.count - 1)
+        }
+        let tests: [TagTest]?
+        switch folded {
+        case .and(let all):
+            let each = all.compactMap(test)
+            tests = each.count == all.count ? each : nil
+        default:
+            tests = test(folded).map { [$0] }
+        }
+        self.tests = tests
+        self.testNames = testNames
+        self.testMatches = testMatches
     }
 
     func matches(_ song: Song, priority: UInt8 = 0) -> Bool {
@@ -56,6 +94,53 @@ struct SongMatcher {
     }
 
     private static let songOffset = MemoryLayout<Queue.Item>.offset(of: \Queue.Item.song)!
+
+    /// The positions of the items that match, in order. Each item's tags are a heap object of its own, so a scan of a
+    /// long queue waited on memory for half of its time: while it matches one item it asks for the tags of the item
+    /// `prefetchDistance` places ahead.
+    func matchingPositions(_ items: UnsafeBufferPointer<Queue.Item>) -> [Int] {
+        guard let tests else {
+            return matchingPositions(items) { song, priority in matches(folded, song, priority: priority) }
+        }
+        return tests.withUnsafeBufferPointer { tests in
+            testNames.withUnsafeBufferPointer { names in
+                matchingPositions(items) { song, _ in
+                    song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
+                        tests.allSatisfy { passes($0, names, all) }
+                    }
+                }
+            }
+        }
+    }
+
+    private func matchingPositions(_ items: UnsafeBufferPointer<Queue.Item>,
+                                   where matches: (UnsafePointer<Song>, UInt8) -> Bool) -> [Int] {
+        guard let first = items.baseAddress else { return [] }
+        // Offsets read once here: a static read in the loop checks its one-time initialisation on every item.
+        let songOffset = Self.songOffset, tagsOffset = Self.tagsOffset, distance = 8
+        var positions: [Int] = []
+        for index in items.indices {
+            if index + distance < items.count {
+                Self.prefetchTags(UnsafeRawPointer(first + index + distance), tagsOffset: tagsOffset)
+            }
+            let item = first + index
+            let song = UnsafeRawPointer(item).advanced(by: songOffset).assumingMemoryBound(to: Song.self)
+            if matches(song, item.pointee.priority) { positions.append(index) }
+        }
+        return positions
+    }
+
+    private static let tagsOffset = MemoryLayout<Queue.Item>.offset(of: \Queue.Item.song.packedTags)!
+
+    /// Hints the processor to load the first lines of an item's tag bytes. The tags' reference is read as the bits it
+    /// is (an array is one reference to its storage), not as an array: taking the array would retain and release it,
+    /// which writes to the very memory that is not loaded yet. Only a hint: a wrong address is not read.
+    private static func prefetchTags(_ item: UnsafeRawPointer, tagsOffset: Int) {
+        let storage = item.load(fromByteOffset: tagsOffset, as: UInt.self)
+        for line in stride(from: 0, to: 192, by: 64) {
+            nosignal_prefetch(UnsafeRawPointer(bitPattern: storage &+ UInt(line)))
+        }
+    }
 
     private func matches(_ expression: FilterExpression, _ song: UnsafePointer<Song>, priority: UInt8) -> Bool {
         switch expression {
@@ -81,8 +166,81 @@ struct SongMatcher {
         }
     }
 
-    /// `TagSongFilter::Match` before negation: any value of the tag (or of its fallbacks when the song lacks it)
-    /// matches; a song without the tag matches an empty value. Values are compared on the song's packed bytes.
+    /// One comparison of tag values made ready for a scan over many songs: the names' and the needle's bytes, so a
+    /// song is matched without reading the expression's strings (binding a `StringMatch` out of the expression
+    /// retained and released its string for every song).
+    private struct TagTest {
+        /// `any`: every value of the song; otherwise the values of the first tag of the chain the song has.
+        let isAny: Bool
+        /// The names of the tag's `filterChain`: positions in `testNames`.
+        let names: Range<Int>
+        /// The needle as `folded` has it (folded when `foldCase`).
+        let needle: UnsafeBufferPointer<UInt8>
+        let kind: StringMatch.Kind
+        let foldCase: Bool
+        let negated: Bool
+        /// For a value `matchesString` must fold (not ASCII): its position in `testMatches`.
+        let match: Int
+    }
+
+    /// Bytes that live as long as the matcher.
+    private final class NeedleBytes: @unchecked Sendable {
+        private var kept: [UnsafeMutableBufferPointer<UInt8>] = []
+
+        func keep(_ text: String) -> UnsafeBufferPointer<UInt8> {
+            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(text.utf8.count, 1))
+            _ = bytes.initialize(from: text.utf8)
+            kept.append(bytes)
+            return UnsafeBufferPointer(rebasing: bytes[0..<text.utf8.count])
+        }
+
+        deinit {
+            for bytes in kept { bytes.deallocate() }
+        }
+    }
+
+    /// `matchesWithoutNegation` for a `TagTest`, then its negation, on a song's packed tags.
+    private func passes(_ test: TagTest, _ names: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>,
+                        _ all: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if test.isAny {
+            while index < all.count, PackedTags.field(all, &index) != nil, let value = PackedTags.field(all, &index) {
+                if valueMatches(value, test) { return !test.negated }
+            }
+            return test.negated
+        }
+        // The first tag of the chain the song has decides; a song with none of them matches an empty value.
+        var matched = test.needle.isEmpty
+        for position in test.names {
+            let wanted = names[position]
+            var has = false
+            var found = false
+            index = 0
+            while index < all.count, let name = PackedTags.field(all, &index), let value = PackedTags.field(all, &index) {
+                guard Self.equal(name, wanted) else { continue }
+                has = true
+                if valueMatches(value, test) {
+                    found = true
+                    break
+                }
+            }
+            if has {
+                matched = found
+                break
+            }
+        }
+        return matched != test.negated
+    }
+
+    private func valueMatches(_ value: UnsafeBufferPointer<UInt8>, _ test: TagTest) -> Bool {
+        if test.foldCase && value.contains(where: { $0 >= 0x80 }) {
+            return matchesString(String(decoding: value, as: UTF8.self), testMatches[test.match])
+        }
+        return Self.compare(value, test.needle, test.kind, lowering: test.foldCase)
+    }
+
+    /// `TagSongFilter::Match` before negation: any value of the tag (or, when the song lacks it, of the first tag of
+    /// its `filterChain` the song has) matches; a song with none of them matches an empty value. Values are compared on the song's packed bytes.
     private func matchesWithoutNegation(_ selector: TagSelector, _ match: StringMatch,
                                         _ song: UnsafePointer<Song>) -> Bool {
         switch selector {
@@ -97,10 +255,9 @@ struct SongMatcher {
                 return false
             }
         case .tag(let tag):
-            let own = scan(song, tag, match)
-            if own.has { return own.matched }
-            for fallback in Self.fallbacks(of: tag) where scan(song, fallback, match).matched {
-                return true
+            for name in tag.filterChain {
+                let found = scan(song, name, match)
+                if found.has { return found.matched }
             }
             return match.value.isEmpty
         }
@@ -109,7 +266,7 @@ struct SongMatcher {
     /// Whether the tags hold tag `name`, and whether one of its values matches. A plain loop over the bytes: with a
     /// closure per tag, retaining what it captured cost more than the comparisons.
     private func scan(_ song: UnsafePointer<Song>, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
-        let wanted = name.canonicalUTF8
+        let wanted = tagNames[name.rawValue]
         return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
             var has = false
             var index = 0
@@ -124,7 +281,32 @@ struct SongMatcher {
     }
 
     private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+        a.count == b.count && (a.isEmpty || same(a.baseAddress!, b.baseAddress!, a.count))
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal. Names and values are short: up to 16 bytes are compared as two
+    /// overlapping words in place, where a call to `memcmp` cost more than the comparison.
+    @inline(__always)
+    private static func same(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
+        switch count {
+        case 8...16:
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        case 0..<4:
+            for offset in 0..<count where a.load(fromByteOffset: offset, as: UInt8.self)
+                != b.load(fromByteOffset: offset, as: UInt8.self) {
+                return false
+            }
+            return true
+        default:
+            return memcmp(a, b, count) == 0
+        }
     }
 
     /// `matchesString` on a value's bytes: an ASCII value folds by lowering its letters as it is compared, so only
@@ -167,6 +349,10 @@ struct SongMatcher {
             }
             return true
         }
+        if !lowering, kind != .contains, kind != .regex {
+            guard kind == .equals ? value.count == needle.count : value.count >= needle.count else { return false }
+            return needle.isEmpty || same(value.baseAddress!, needle.baseAddress!, needle.count)
+        }
         switch kind {
         case .equals: return value.count == needle.count && equal(at: 0)
         case .startsWith: return value.count >= needle.count && equal(at: 0)
@@ -177,7 +363,7 @@ struct SongMatcher {
         }
     }
 
-    /// `ApplyTagFallback` (`src/tag/Fallback.hxx`).
+    /// The tags a sort key falls back to (`Tag::GetSortValue`, close to it).
     static func fallbacks(of tag: TagName) -> [TagName] {
         switch tag {
         case .albumArtistSort: [.albumArtist, .artistSort, .artist]

@@ -32,6 +32,57 @@ import Testing
         #expect(try matches("(TitleSort == 'Straße')"))
     }
 
+    /// `TagSongFilter::Match`: a song that lacks the tag is decided by the first tag of the chain it has, so a
+    /// present fallback that does not match is a miss (not a reason to try the next one or the empty-value rule).
+    @Test func firstPresentFallbackDecides() throws {
+        #expect(try !matches("(AlbumArtistSort == '')"))
+        #expect(try matches("(AlbumArtistSort != '')"))
+        #expect(try !matches("(AlbumArtist == '')"))
+        let sorted = Song(uri: "b.flac", tags: [Song.Tag("Artist", "Alpha"), Song.Tag("ArtistSort", "Sorted")])
+        func sortedMatches(_ filter: String) throws -> Bool {
+            SongMatcher(try FilterParser.parse(arguments: [filter], foldCase: false)).matches(sorted)
+        }
+        // MPD's AlbumArtistSort chain is AlbumArtist, then Artist: ArtistSort is not on it.
+        #expect(try sortedMatches("(AlbumArtistSort == 'Alpha')"))
+        #expect(try !sortedMatches("(AlbumArtistSort == 'Sorted')"))
+        #expect(try sortedMatches("(ArtistSort == 'Sorted')") && !sortedMatches("(ArtistSort == 'Alpha')"))
+    }
+
+    /// The queue scan (`matchingPositions`: byte tests made once, tags prefetched ahead) selects exactly the items
+    /// the expression walk selects, on songs with missing tags, fallbacks, non-ASCII and long values.
+    @Test func queueScanAgreesWithTheWalk() throws {
+        let long = String(repeating: "Long value ", count: 20)
+        let songs: [Song] = (0..<60).map { i in
+            var tags: [Song.Tag] = []
+            if i % 2 == 0 { tags.append(Song.Tag("Artist", ["Alpha", "Beta", "Ägypten", "beta"][i % 4])) }
+            if i % 3 == 0 { tags.append(Song.Tag("AlbumArtist", i % 2 == 0 ? "Alpha" : "Gamma")) }
+            if i % 5 == 0 { tags.append(Song.Tag("ArtistSort", "Sorted \(i % 2)")) }
+            if i % 7 == 0 { tags.append(Song.Tag("Title", long + "\(i)")) }
+            if i % 4 == 1 { tags.append(Song.Tag("Artist", "Straße")) }
+            tags.append(Song.Tag("Album", i % 6 == 0 ? "" : "Album \(i % 3)"))
+            return Song(uri: "d/\(i).flac", tags: tags)
+        }
+        let items = songs.enumerated().map { Queue.Item(id: $0.offset + 1, song: $0.element, version: 0) }
+        let filters: [(String, Bool)] = [
+            ("(Artist == 'Beta')", false), ("(Artist == 'beta')", true), ("(Artist != 'Alpha')", false),
+            ("(Artist contains 'ÄGYP')", true), ("(Artist contains 'stra')", true), ("(Artist starts_with 'Be')", false),
+            ("(Artist == '')", false), ("(Artist != '')", false), ("(AlbumArtist == 'Alpha')", false),
+            ("(AlbumArtist == '')", false), ("(AlbumArtistSort == 'Gamma')", false), ("(AlbumArtistSort == '')", false),
+            ("(ArtistSort == 'Beta')", false), ("(ArtistSort contains 'sorted')", true), ("(any == 'Album 1')", false),
+            ("(any contains 'LONG VALUE')", true), ("(any != 'Alpha')", false), ("(Title contains 'value 14')", false),
+            ("(Title starts_with '\(long)')", false), ("(Album == '')", false),
+            ("((Artist == 'Alpha') AND (Album != 'Album 0'))", false),
+            ("((AlbumArtistSort == 'Alpha') AND (any contains 'al'))", true),
+            ("((Artist == 'Alpha') AND (file == 'd/0.flac'))", false),
+        ]
+        for (filter, fold) in filters {
+            let matcher = SongMatcher(try FilterParser.parse(arguments: [filter], foldCase: fold))
+            let walked = items.indices.filter { matcher.matches(items[$0].song) }
+            let scanned = items.withUnsafeBufferPointer { matcher.matchingPositions($0) }
+            #expect(scanned == walked, "\(filter)")
+        }
+    }
+
     @Test func operators() throws {
         #expect(try matches("(Title contains 'RAß')", fold: true))
         #expect(try !matches("(Title contains 'RAß')"))

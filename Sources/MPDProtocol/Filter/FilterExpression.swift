@@ -8,9 +8,9 @@
 ///   is then inverted when `m.negated`. So `!=` means "no value matches", not "some value differs".
 /// * **Empty value**: when the song has no value for `T` (after the fallbacks below) and `m.value` is empty,
 ///   the filter matches (before negation): `(T == '')` means "tag absent", `(T != '')` "tag present".
-/// * **Fallbacks** (`src/tag/Fallback.hxx`, see `TagName.fallback`): when the song lacks `T` entirely, the
-///   fallback tag's values are tried instead (`AlbumArtist` → `Artist`, `AlbumArtistSort` → `AlbumArtist` →
-///   `ArtistSort` → `Artist`, `*Sort` → base tag).
+/// * **Fallbacks** (`src/tag/Fallback.hxx`, see `TagName.filterChain`): when the song lacks `T` entirely, the first
+///   fallback tag it has decides instead (`AlbumArtist` → `Artist`, `AlbumArtistSort` → `AlbumArtist` → `Artist`,
+///   `*Sort` → base tag); the empty-value rule applies only to a song that has none of them.
 /// * `.tag(.any, m)`: any value of any tag matches (no empty-value rule, no fallback).
 /// * `.tag(.file, m)`: compared against the song URI, relative to the music directory.
 /// * `StringMatch.foldCase`: MPD compares case-insensitively after ICU case folding and normalisation.

@@ -303,9 +303,7 @@ enum QueueCommands {
                                                 validateRegex: SongMatcher.validateRegex)
         let p = partition(context)
         let matcher = SongMatcher(query.expression)
-        var positions = p.queue.items.withUnsafeBufferPointer { items in
-            items.indices.filter { matcher.matches(queueItem: items.baseAddress! + $0) }
-        }
+        var positions = p.queue.items.withUnsafeBufferPointer { matcher.matchingPositions($0) }
         if let sort = query.sort {
             positions = SongMatcher.sorted(positions, by: sort) { p.queue.items[$0] }
         }

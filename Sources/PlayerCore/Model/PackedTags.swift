@@ -56,6 +56,14 @@ public struct PackedTags: Equatable, Sendable {
     /// damaged. For loops that must not go through a closure per tag (`SongMatcher`).
     @inlinable
     public static func field(_ all: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> UnsafeBufferPointer<UInt8>? {
+        // Names and almost all values are shorter than 128 bytes: their length is one byte.
+        if index < all.count, all[index] < 0x80 {
+            let length = Int(all[index])
+            index += 1
+            guard length <= all.count - index else { return nil }
+            defer { index += length }
+            return UnsafeBufferPointer(start: all.baseAddress! + index, count: length)
+        }
         var length = 0
         var shift = 0
         while index < all.count {
