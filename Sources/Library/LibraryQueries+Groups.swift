@@ -31,7 +31,7 @@ extension LibraryQueries {
 
         // Strings by rank in bytewise order (as MPD's `std::map<std::string, …>` keeps each level), so tuples of ranks
         // sort as tuples of strings.
-        let byRank = strings.indices.sorted { strings[$0].utf8.lexicographicallyPrecedes(strings[$1].utf8) }
+        let byRank = values.idsInByteOrder()
         var rankOf = [Int32](repeating: 0, count: strings.count)
         for (rank, id) in byRank.enumerated() { rankOf[id] = Int32(rank) }
         state.replaceValues(with: rankOf)
@@ -241,9 +241,7 @@ extension LibraryQueries {
             total[Int(empty)] &+= milliseconds[song]
         }
         let strings = values.strings
-        return strings.indices.filter { songs[$0] > 0 }
-            .sorted { strings[$0].utf8.lexicographicallyPrecedes(strings[$1].utf8) }
-            .map { (strings[$0], songs[$0], total[$0]) }
+        return values.idsInByteOrder().filter { songs[$0] > 0 }.map { (strings[$0], songs[$0], total[$0]) }
     }
 
     /// What `groupCounts` gathers: each song's duration in milliseconds, its values with the rank of their tag in
@@ -298,6 +296,24 @@ extension LibraryQueries {
             slots[slot] = id
             if strings.count * 2 > slots.count { grow() }
             return id
+        }
+
+        /// The ids in the bytewise order of their values, compared where they are stored (comparing the strings'
+        /// UTF-8 views went through the generic sequence comparison, byte by byte).
+        func idsInByteOrder() -> [Int] {
+            bytes.withUnsafeBufferPointer { all in
+                starts.withUnsafeBufferPointer { starts in
+                    strings.indices.sorted { a, b in
+                        let countA = starts[a + 1] - starts[a], countB = starts[b + 1] - starts[b]
+                        let common = min(countA, countB)
+                        if common > 0 {
+                            let order = memcmp(all.baseAddress! + starts[a], all.baseAddress! + starts[b], common)
+                            if order != 0 { return order < 0 }
+                        }
+                        return countA < countB
+                    }
+                }
+            }
         }
 
         /// Whether value `id` (-1: none) has these bytes.
