@@ -214,10 +214,16 @@ public final class LibraryDatabase: Sendable {
 
     static let tagIndexName = "song_tag_lookup"
 
-    /// The `(tag, value)` index of `song_tag` (see "v4-song-tag-clustered"); an update may drop it and build it
-    /// again (`ScanWriter`'s bulk mode).
+    /// The `(tag, value)` index of `song_tag` (see "v4-song-tag-clustered"); an update may drop it, and the indexer
+    /// builds it again (`ScanWriter`'s bulk mode, `LibraryIndexer`).
     static func createTagIndex(_ db: Database) throws {
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(tagIndexName) ON song_tag(tag, value)")
+    }
+
+    /// Whether the `(tag, value)` index is there (an update in bulk mode dropped it until the indexer builds it).
+    static func hasTagIndex(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?)"),
+                          arguments: [tagIndexName]) ?? false
     }
 
     /// Puts back what an update that did not finish (the process was killed) may have left out.

@@ -10,8 +10,8 @@ import MPDProtocol
 /// The counts are good while no song changed since they were made: writers note the songs whose tags they write
 /// (`search_pending`, for the search index), a deleted song empties the table (trigger), and `LibraryIndexer`
 /// empties it when it takes pending songs and counts again once none is left. A query trusts the counts only
-/// when, in its own read transaction, nothing is pending and the row for all songs (`allSongs`) matches the songs
-/// there are.
+/// when, in its own read transaction, nothing is pending, the row for all songs (`allSongs`) matches the songs
+/// there are and the `(tag, value)` index is there.
 enum TagPresence {
     static let table = "tag_presence"
     /// The row whose `songs` is the number of songs counted.
@@ -59,9 +59,13 @@ enum TagPresence {
         try LibraryQueries.forEachRow(db, SQL(sql: """
             SELECT (SELECT songs FROM \(table) WHERE tag = \(allSongs)), (SELECT count(*) FROM song),
                 coalesce((SELECT songs FROM \(table) WHERE tag = ?), 0),
-                EXISTS (SELECT 1 FROM \(SearchIndex.pending))
+                EXISTS (SELECT 1 FROM \(SearchIndex.pending)),
+                EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(LibraryDatabase.tagIndexName)')
             """, arguments: [tag.rawValue])) { row in
-            guard sqlite3_column_type(row, 0) != SQLITE_NULL, sqlite3_column_int(row, 3) == 0 else { return }
+            // The walk that uses the counts searches the `(tag, value)` index; without it (after an update in bulk
+            // mode, until the indexer builds it) each search would read every tag row.
+            guard sqlite3_column_type(row, 0) != SQLITE_NULL, sqlite3_column_int(row, 3) == 0,
+                  sqlite3_column_int(row, 4) == 1 else { return }
             let songs = Int(sqlite3_column_int64(row, 0))
             guard songs == Int(sqlite3_column_int64(row, 1)) else { return }
             result = (songs, Int(sqlite3_column_int64(row, 2)))
