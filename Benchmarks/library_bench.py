@@ -300,8 +300,21 @@ class Server:
 # ---------------------------------------------------------------------------------------------------
 # Measurements
 
+def read_every_file(tree):
+    """Reads every file of `tree` once, so that the files are in the page cache before a server's update: the server
+    that updated first read them from disk and the second from memory (MPD, run first, took 17-21 s for 100k songs
+    where it takes 3.6 s with the files cached, and NoSignal looked 4x faster than it was)."""
+    for directory, _, files in os.walk(tree):
+        for name in files:
+            with open(os.path.join(directory, name), "rb") as f:
+                while f.read(1 << 20):
+                    pass
+
+
 def timed_update(server, tree, name, expected, timeout):
-    """Moves `tree` into the server's music directory as `name`, runs `update`, returns seconds."""
+    """Moves `tree` into the server's music directory as `name`, runs `update`, returns seconds. The files are read
+    once before (`read_every_file`), so both servers update from the page cache."""
+    read_every_file(tree)
     target = os.path.join(server.music, name)
     os.rename(tree, target)
     try:

@@ -97,7 +97,7 @@ struct SongMatcher {
 
     /// The positions of the items that match, in order. Each item's tags are a heap object of its own, so a scan of a
     /// long queue waited on memory for half of its time: while it matches one item it asks for the tags of the item
-    /// `prefetchDistance` places ahead.
+    /// 8 places ahead.
     func matchingPositions(_ items: UnsafeBufferPointer<Queue.Item>) -> [Int] {
         guard let tests else {
             return matchingPositions(items) { song, priority in matches(folded, song, priority: priority) }
@@ -202,31 +202,11 @@ struct SongMatcher {
     /// `matchesWithoutNegation` for a `TagTest`, then its negation, on a song's packed tags.
     private func passes(_ test: TagTest, _ names: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>,
                         _ all: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        if test.isAny {
-            while index < all.count, PackedTags.field(all, &index) != nil, let value = PackedTags.field(all, &index) {
-                if valueMatches(value, test) { return !test.negated }
-            }
-            return test.negated
-        }
-        // The first tag of the chain the song has decides; a song with none of them matches an empty value.
-        var matched = test.needle.isEmpty
-        for position in test.names {
-            let wanted = names[position]
-            var has = false
-            var found = false
-            index = 0
-            while index < all.count, let name = PackedTags.field(all, &index), let value = PackedTags.field(all, &index) {
-                guard Self.equal(name, wanted) else { continue }
-                has = true
-                if valueMatches(value, test) {
-                    found = true
-                    break
-                }
-            }
-            if has {
-                matched = found
-                break
+        let matched = if test.isAny {
+            Self.anyValue(all) { valueMatches($0, test) }
+        } else {
+            Self.chainMatches(all, test.names.lazy.map { names[$0] }, emptyValue: test.needle.isEmpty) {
+                valueMatches($0, test)
             }
         }
         return matched != test.negated
@@ -240,7 +220,8 @@ struct SongMatcher {
     }
 
     /// `TagSongFilter::Match` before negation: any value of the tag (or, when the song lacks it, of the first tag of
-    /// its `filterChain` the song has) matches; a song with none of them matches an empty value. Values are compared on the song's packed bytes.
+    /// its `filterChain` the song has) matches; a song with none of them matches an empty value. Values are compared
+    /// on the song's packed bytes.
     private func matchesWithoutNegation(_ selector: TagSelector, _ match: StringMatch,
                                         _ song: UnsafePointer<Song>) -> Bool {
         switch selector {
@@ -248,36 +229,46 @@ struct SongMatcher {
             return matchesString(song.pointee.uri, match)
         case .any:
             return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
-                var index = 0
-                while index < all.count, PackedTags.field(all, &index) != nil, let value = PackedTags.field(all, &index) {
-                    if matchesValue(value, match) { return true }
-                }
-                return false
+                Self.anyValue(all) { matchesValue($0, match) }
             }
         case .tag(let tag):
-            for name in tag.filterChain {
-                let found = scan(song, name, match)
-                if found.has { return found.matched }
+            return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
+                Self.chainMatches(all, tag.filterChain.lazy.map { tagNames[$0.rawValue] },
+                                  emptyValue: match.value.isEmpty) { matchesValue($0, match) }
             }
-            return match.value.isEmpty
         }
     }
 
-    /// Whether the tags hold tag `name`, and whether one of its values matches. A plain loop over the bytes: with a
-    /// closure per tag, retaining what it captured cost more than the comparisons.
-    private func scan(_ song: UnsafePointer<Song>, _ name: TagName, _ match: StringMatch) -> (has: Bool, matched: Bool) {
-        let wanted = tagNames[name.rawValue]
-        return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
+    /// Whether some value of the packed tags satisfies `matches` (`any`). These loops are inlined into their callers:
+    /// called through a closure per song, retaining what the closure captured cost more than the comparisons.
+    @inline(__always)
+    private static func anyValue(_ all: UnsafeBufferPointer<UInt8>,
+                                 _ matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        var index = 0
+        while index < all.count, PackedTags.field(all, &index) != nil, let value = PackedTags.field(all, &index) {
+            if matches(value) { return true }
+        }
+        return false
+    }
+
+    /// The first tag of `chain` (names' bytes) that the packed tags hold decides whether one of its values satisfies
+    /// `matches`; tags that hold none of them match when the value sought is empty.
+    @inline(__always)
+    private static func chainMatches(_ all: UnsafeBufferPointer<UInt8>,
+                                     _ chain: some Sequence<UnsafeBufferPointer<UInt8>>, emptyValue: Bool,
+                                     _ matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        for wanted in chain {
             var has = false
             var index = 0
-            while index < all.count, let tagName = PackedTags.field(all, &index),
+            while index < all.count, let name = PackedTags.field(all, &index),
                   let value = PackedTags.field(all, &index) {
-                guard Self.equal(tagName, wanted) else { continue }
+                guard equal(name, wanted) else { continue }
                 has = true
-                if matchesValue(value, match) { return (true, true) }
+                if matches(value) { return true }
             }
-            return (has, false)
+            if has { return false }
         }
+        return emptyValue
     }
 
     private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
