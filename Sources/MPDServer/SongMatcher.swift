@@ -13,8 +13,9 @@ struct SongMatcher {
     private let folded: FilterExpression
     /// Compiled once per pattern and case mode, not once per song.
     private let regexes: [StringMatch: Regex<AnyRegexOutput>]
-    /// Each tag's name bytes by raw value (`TagName.canonicalUTF8`), read once here rather than once per song.
-    private let tagNames: [UnsafeBufferPointer<UInt8>] = TagName.allCases.map(\.canonicalUTF8)
+    /// The names of each tag's `filterChain` (`TagName.canonicalUTF8`) by raw value, read once here rather than once
+    /// per song.
+    private let chainNames: [[UnsafeBufferPointer<UInt8>]] = TagName.allCases.map { $0.filterChain.map(\.canonicalUTF8) }
     /// The expression as byte comparisons, when it is one comparison of tag values or an `AND` of them (what
     /// clients send): `matchingPositions` runs these instead of walking the expression.
     private let tests: [TagTest]?
@@ -55,14 +56,14 @@ struct SongMatcher {
         self.regexes = regexes
         let needles = NeedleBytes()
         self.needles = needles
-        let tagNames = self.tagNames
+        let chainNames = self.chainNames
         var testNames: [UnsafeBufferPointer<UInt8>] = []
         var testMatches: [StringMatch] = []
         func test(_ e: FilterExpression) -> TagTest? {
             guard case .tag(let selector, let match) = e, match.kind != .regex, selector != .file else { return nil }
             let start = testNames.count
             if case .tag(let tag) = selector {
-                testNames += tag.filterChain.map { tagNames[$0.rawValue] }
+                testNames += chainNames[tag.rawValue]
             }
             testMatches.append(match)
             return TagTest(isAny: selector == .any, names: start..<testNames.count, needle: needles.keep(match.value),
@@ -205,7 +206,7 @@ struct SongMatcher {
         let matched = if test.isAny {
             Self.anyValue(all) { valueMatches($0, test) }
         } else {
-            Self.chainMatches(all, test.names.lazy.map { names[$0] }, emptyValue: test.needle.isEmpty) {
+            Self.chainMatches(all, UnsafeBufferPointer(rebasing: names[test.names]), emptyValue: test.needle.isEmpty) {
                 valueMatches($0, test)
             }
         }
@@ -232,9 +233,10 @@ struct SongMatcher {
                 Self.anyValue(all) { matchesValue($0, match) }
             }
         case .tag(let tag):
-            return song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
-                Self.chainMatches(all, tag.filterChain.lazy.map { tagNames[$0.rawValue] },
-                                  emptyValue: match.value.isEmpty) { matchesValue($0, match) }
+            return chainNames[tag.rawValue].withUnsafeBufferPointer { chain in
+                song.pointee.packedTags.bytes.withUnsafeBufferPointer { all in
+                    Self.chainMatches(all, chain, emptyValue: match.value.isEmpty) { matchesValue($0, match) }
+                }
             }
         }
     }
@@ -255,7 +257,7 @@ struct SongMatcher {
     /// `matches`; tags that hold none of them match when the value sought is empty.
     @inline(__always)
     private static func chainMatches(_ all: UnsafeBufferPointer<UInt8>,
-                                     _ chain: some Sequence<UnsafeBufferPointer<UInt8>>, emptyValue: Bool,
+                                     _ chain: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>, emptyValue: Bool,
                                      _ matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         for wanted in chain {
             var has = false
