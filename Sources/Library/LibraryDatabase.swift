@@ -222,8 +222,9 @@ public final class LibraryDatabase: Sendable {
 
     /// Whether the `(tag, value)` index is there (an update in bulk mode dropped it until the indexer builds it).
     static func hasTagIndex(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?)"),
-                          arguments: [tagIndexName]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?)
+            """), arguments: [tagIndexName]) ?? false
     }
 
     /// Puts back what an update that did not finish (the process was killed) may have left out.

@@ -137,8 +137,9 @@ public final class MPDService: Sendable {
 /// The input is split into lines here (`InputLines`), one at a time. Answers are collected while a batch of input is
 /// handled and written with one flush, so a client that pipelines thousands of commands costs one write, not
 /// thousands. A connection takes turns with the others of its event loop: about half a millisecond of lines (in steps
-/// of `linesPerTurn`), or a command list's part, before the others are served. While a command is deferred, a list runs in parts or a turn is
-/// awaited, the handler stops asking the socket for input, so it never holds more than one read of it.
+/// of `linesPerTurn`), or a command list's part, before the others are served. While a command is deferred, a list
+/// runs in parts or a turn is awaited, the handler stops asking the socket for input, so it never holds more than one
+/// read of it.
 final class MPDConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer

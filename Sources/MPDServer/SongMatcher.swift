@@ -15,7 +15,8 @@ struct SongMatcher {
     private let regexes: [StringMatch: Regex<AnyRegexOutput>]
     /// The names of each tag's `filterChain` (`TagName.canonicalUTF8`) by raw value, read once here rather than once
     /// per song.
-    private let chainNames: [[UnsafeBufferPointer<UInt8>]] = TagName.allCases.map { $0.filterChain.map(\.canonicalUTF8) }
+    private let chainNames: [[UnsafeBufferPointer<UInt8>]] =
+        TagName.allCases.map { $0.filterChain.map(\.canonicalUTF8) }
     /// The expression as byte comparisons, when it is one comparison of tag values or an `AND` of them (what
     /// clients send): `matchingPositions` runs these instead of walking the expression.
     private let tests: [TagTest]?

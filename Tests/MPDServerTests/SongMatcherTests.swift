@@ -65,7 +65,8 @@ import Testing
         let items = songs.enumerated().map { Queue.Item(id: $0.offset + 1, song: $0.element, version: 0) }
         let filters: [(String, Bool)] = [
             ("(Artist == 'Beta')", false), ("(Artist == 'beta')", true), ("(Artist != 'Alpha')", false),
-            ("(Artist contains 'ÄGYP')", true), ("(Artist contains 'stra')", true), ("(Artist starts_with 'Be')", false),
+            ("(Artist contains 'ÄGYP')", true), ("(Artist contains 'stra')", true),
+            ("(Artist starts_with 'Be')", false),
             ("(Artist == '')", false), ("(Artist != '')", false), ("(AlbumArtist == 'Alpha')", false),
             ("(AlbumArtist == '')", false), ("(AlbumArtistSort == 'Gamma')", false), ("(AlbumArtistSort == '')", false),
             ("(ArtistSort == 'Beta')", false), ("(ArtistSort contains 'sorted')", true), ("(any == 'Album 1')", false),
