@@ -88,18 +88,12 @@ struct SongMatcher {
         withUnsafePointer(to: song) { matches(folded, $0, priority: priority) }
     }
 
-    /// An item read where it is (the queue's buffer): the song's fields are read through the pointer, so matching
-    /// does not copy the item, which retained and released its song's storage for each item of a long queue.
-    func matches(queueItem item: UnsafePointer<Queue.Item>) -> Bool {
-        let song = UnsafeRawPointer(item).advanced(by: Self.songOffset).assumingMemoryBound(to: Song.self)
-        return matches(folded, song, priority: item.pointee.priority)
-    }
-
     private static let songOffset = MemoryLayout<Queue.Item>.offset(of: \Queue.Item.song)!
 
-    /// The positions of the items that match, in order. Each item's tags are a heap object of its own, so a scan of a
-    /// long queue waited on memory for half of its time: while it matches one item it asks for the tags of the item
-    /// 8 places ahead.
+    /// The positions of the items that match, in order. Items are read where they are (the queue's buffer), through
+    /// pointers: copying an item retained and released its song's storage. Each item's tags are a heap object of its
+    /// own, so a scan of a long queue waited on memory for half of its time: while it matches one item it asks for the
+    /// tags of the item 8 places ahead.
     func matchingPositions(_ items: UnsafeBufferPointer<Queue.Item>) -> [Int] {
         guard let tests else {
             return matchingPositions(items) { song, priority in matches(folded, song, priority: priority) }
