@@ -412,8 +412,10 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                 context.close(promise: nil)
                 return
             }
-            deliverEvents(context: context)
-            guard !closing else { return }
+            if session.mayRun(line) {
+                deliverEvents(context: context)
+                guard !closing else { return }
+            }
             apply(session.handle(line: line), context: context)
             linesThisTurn += 1
             if linesThisTurn == 1 { turnStarted = DispatchTime.now().uptimeNanoseconds }

@@ -93,6 +93,13 @@ public final class Session {
     /// A deferred command runs or a command list yielded: input waits until it is done.
     public var isSuspended: Bool { suspended != nil || paused != nil }
 
+    /// Whether handling `line` may run a command, so that the events broadcast so far must be handed over first
+    /// (`receive`): false for a line that a command list only collects (taking them there cost a lock per line).
+    public func mayRun(_ line: [UInt8]) -> Bool {
+        guard case .commandList = state else { return true }
+        return line.starts(with: Self.commandListEnd)
+    }
+
     /// Handles one input line (without its `\n`). Must not be called while suspended.
     public func handle(line raw: [UInt8]) -> Output {
         precondition(!isSuspended, "input while a deferred command runs")
