@@ -15,7 +15,12 @@ public enum Tokenizer {
     /// Splits a request line into command and arguments. The caller has already checked that the line starts
     /// with a lowercase ASCII letter (otherwise MPD closes without an answer).
     public static func tokenize(_ line: some Collection<UInt8>) -> Outcome {
-        let bytes = Array(line)
+        if let outcome = line.withContiguousStorageIfAvailable({ tokenize(bytes: $0) }) { return outcome }
+        return Array(line).withUnsafeBufferPointer { tokenize(bytes: $0) }
+    }
+
+    /// `tokenize` of bytes in place (a line of the connection's input or of a command list, not copied).
+    public static func tokenize(bytes: UnsafeBufferPointer<UInt8>) -> Outcome {
         var index = 0
 
         // The command word: [A-Za-z][A-Za-z0-9_]*, ended by whitespace.
@@ -94,7 +99,7 @@ public enum Tokenizer {
     @inline(__always) static func isUnquoted(_ byte: UInt8) -> Bool {
         byte > 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "'")
     }
-    static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {
+    static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) {
         while index < bytes.count, bytes[index] <= 0x20 { index += 1 }
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import MPDProtocol
 
 /// What a command handler asks the session to do after it returns.
@@ -78,6 +79,8 @@ public struct CommandTable: Sendable {
     public let everyCommand: [CommandSpec]
     /// Every command that dispatches, including the hidden ones.
     private let byName: [String: CommandSpec]
+    /// The same commands for dispatch (`Dispatch`), shared.
+    let dispatch: Dispatch
 
     public init(_ groups: [[CommandSpec]]) {
         self.init(groups, hiding: [])
@@ -93,6 +96,7 @@ public struct CommandTable: Sendable {
         commands = all.filter { !hidden.contains($0.name) }
         everyCommand = all
         byName = index
+        dispatch = Dispatch(all)
     }
 
     public subscript(name: String) -> CommandSpec? { byName[name] }
@@ -119,4 +123,64 @@ public struct CommandTable: Sendable {
         MessageCommands.all, DatabaseBrowseCommands.all, QueueCommands.all, DatabaseQueryCommands.all, StickerCommands.all,
         StoredPlaylistCommands.all, PlaybackCommands.all, OutputCommands.all, PartitionCommands.all, StorageCommands.all,
     ])
+}
+
+/// The command table for dispatch: open addressing over the commands' names hashed with FNV-1a, each slot an index
+/// into `entries` or −1. A class, reached through `ServerContext.dispatch`: looking a command up in the
+/// `CommandTable` struct's `[String: CommandSpec]` copied the struct (a retain of each of its arrays), hashed the name
+/// with SipHash and copied the row out (a retain of each of its references), a seventh of the instructions a `ping`
+/// in a command list costs.
+final class Dispatch: Sendable {
+    /// A command's row, read in place.
+    final class Entry: Sendable {
+        let spec: CommandSpec
+        let name: [UInt8]
+
+        init(_ spec: CommandSpec) {
+            self.spec = spec
+            name = Array(spec.name.utf8)
+        }
+    }
+
+    private let slots: [Int16]
+    private let entries: [Entry]
+
+    init(_ specs: [CommandSpec]) {
+        entries = specs.map(Entry.init)
+        // A power of two at least four times the count: probes stay short.
+        var count = 16
+        while count < specs.count * 4 { count *= 2 }
+        var slots = [Int16](repeating: -1, count: count)
+        for (position, entry) in entries.enumerated() {
+            var slot = entry.name.withUnsafeBufferPointer { Self.hash($0) } & (count - 1)
+            while slots[slot] >= 0 { slot = (slot + 1) & (count - 1) }
+            slots[slot] = Int16(position)
+        }
+        self.slots = slots
+    }
+
+    /// The command named `name`.
+    func entry(named name: String) -> Entry? {
+        var name = name
+        return name.withUTF8 { bytes in
+            var slot = Self.hash(bytes) & (slots.count - 1)
+            while true {
+                let position = slots[slot]
+                guard position >= 0 else { return nil }
+                let entry = entries[Int(position)]
+                if entry.name.count == bytes.count, bytes.count == 0
+                    || entry.name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) }) == 0 {
+                    return entry
+                }
+                slot = (slot + 1) & (slots.count - 1)
+            }
+        }
+    }
+
+    /// FNV-1a.
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return Int(hash)
+    }
 }

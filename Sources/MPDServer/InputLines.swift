@@ -28,8 +28,9 @@ struct InputLines {
     }
 
     /// The next complete line without its newline, or nil when none is complete yet. Throws `LineTooLong` for a
-    /// line MPD would not have room for.
-    mutating func next() throws -> [UInt8]? {
+    /// line MPD would not have room for. The line shares the input's storage (no copy: a copy per line was a
+    /// fifth of the instructions of a `ping` in a command list).
+    mutating func next() throws -> ByteBuffer? {
         let length = buffer.withUnsafeReadableBytes { bytes -> Int? in
             guard let start = bytes.baseAddress, !bytes.isEmpty,
                   let newline = memchr(start, 0x0A, bytes.count) else { return nil }
@@ -41,7 +42,7 @@ struct InputLines {
             return nil
         }
         guard length < Self.maximumLineLength else { throw LineTooLong() }
-        let line = buffer.readBytes(length: length)!
+        let line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
         return line
     }

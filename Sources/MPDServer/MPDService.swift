@@ -402,7 +402,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     /// writes the answers (unless a read batch will) and asks for more input if a read was held.
     private func handleInput(context: ChannelHandlerContext) {
         while let session, !closing, !session.isSuspended, !waitingForTurn {
-            let line: [UInt8]
+            let line: ByteBuffer
             do {
                 guard let next = try input.next() else { break }
                 line = next

@@ -24,6 +24,8 @@ public final class ServerContext: Sendable {
     public let catalog: (any RemoteCatalog)?
     public let clients: ClientRegistry
     public let table: CommandTable
+    /// `table`'s commands for dispatch.
+    let dispatch: Dispatch
     public let startTime: ContinuousClock.Instant
     public let logger: Logger
     /// Called by `kill`.
@@ -43,6 +45,7 @@ public final class ServerContext: Sendable {
         self.audio = audio
         self.catalog = catalog
         self.table = table
+        dispatch = table.dispatch
         self.startTime = .now
         self.logger = logger
         self.requestShutdown = requestShutdown

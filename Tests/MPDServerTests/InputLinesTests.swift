@@ -13,7 +13,7 @@ import Testing
             for start in stride(from: 0, to: text.count, by: size) {
                 var chunk = ByteBuffer(bytes: text[start..<min(start + size, text.count)])
                 input.append(&chunk)
-                while let line = try input.next() { lines.append(line) }
+                while let line = try input.next() { lines.append(Array(line.readableBytesView)) }
             }
             #expect(lines == expected, "chunks of \(size)")
             #expect(!input.hasLine)
@@ -40,8 +40,8 @@ import Testing
         var buffer = ByteBuffer(repeating: UInt8(ascii: "x"), count: 8191)
         buffer.writeString("\nping\n")
         input.append(&buffer)
-        #expect(try input.next()?.count == 8191)
-        #expect(try input.next() == Array("ping".utf8))
+        #expect(try input.next()?.readableBytes == 8191)
+        #expect(try input.next().map { Array($0.readableBytesView) } == Array("ping".utf8))
         #expect(try input.next() == nil)
     }
 }
