@@ -7,11 +7,6 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
-/// The protocol server's per-line path checks exclusive access to its classes' properties at run time (a session's
-/// state, a connection's input): eight checks per command line, a sixth of the instructions a `ping` in a command
-/// list costs (callgrind). Debug builds, which the tests run, keep the checks; release builds of this module skip
-/// them.
-let serverSettings = swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
     name: "NoSignal",
@@ -84,7 +79,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: serverSettings),
+        ], swiftSettings: swiftSettings),
         /// `_mpd._tcp` (and `_http._tcp`) on the LAN through Avahi, as MPD's `zeroconf_enabled`.
         .target(name: "Zeroconf", dependencies: [
             "CAvahi", .product(name: "Logging", package: "swift-log"),
