@@ -66,10 +66,8 @@ public final class MPDService: Sendable {
     /// for the loop).
     public func configureConnection(_ channel: any Channel, isLocal: Bool,
                                     deferredWorkDone: (@Sendable () -> Void)? = nil) throws {
-        try channel.pipeline.syncOperations.addHandlers([
-            IdleStateHandler(readTimeout: .seconds(Int64(context.settings.connectionTimeout))),
-            MPDConnectionHandler(server: context, isLocal: isLocal, deferredWorkDone: deferredWorkDone),
-        ])
+        try channel.pipeline.syncOperations.addHandler(
+            MPDConnectionHandler(server: context, isLocal: isLocal, deferredWorkDone: deferredWorkDone))
     }
 
     /// What a connection still has to do before it has answered all its input.
@@ -173,6 +171,13 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     static let turnDelay = TimeAmount.microseconds(20)
     /// The deferred command's work, cancelled when the client goes away (a large answer stops being built).
     private var deferredWork: Task<Void, Never>?
+    /// `connection_timeout` (MPD's `Client::timeout_event`): a client that has sent nothing for this long and is
+    /// neither idle nor waiting for a deferred command is dropped. The handler's own timer, due at `lastRead` plus
+    /// the timeout: NIO's `IdleStateHandler` in the pipeline was one more hop for every read, read completion,
+    /// write and flush.
+    private let timeout: TimeAmount
+    private var lastRead = NIODeadline.now()
+    private var timeoutCheck: Scheduled<Void>?
 
     private let deferredWorkDone: (@Sendable () -> Void)?
 
@@ -180,6 +185,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         self.server = server
         self.isLocal = isLocal
         self.deferredWorkDone = deferredWorkDone
+        timeout = .seconds(Int64(server.settings.connectionTimeout))
     }
 
     var pendingWork: MPDService.PendingWork {
@@ -218,10 +224,38 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                               server: server)
         self.session = session
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: session.greeting)), promise: nil)
+        lastRead = .now()
+        checkTimeout(at: lastRead + timeout, context: context)
         context.fireChannelActive()
     }
 
+    /// Checks `connection_timeout` at `deadline`, and again as long as the client stays.
+    private func checkTimeout(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timeoutCheck = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = bound.value
+            handler.timeoutDue(context: context)
+        }
+    }
+
+    private func timeoutDue(context: ChannelHandlerContext) {
+        timeoutCheck = nil
+        guard let session, !closing else { return }
+        let due = lastRead + timeout
+        let now = NIODeadline.now()
+        if due > now {
+            checkTimeout(at: due, context: context)
+        } else if session.isIdle || session.isSuspended {
+            checkTimeout(at: now + timeout, context: context)
+        } else {
+            closing = true
+            context.close(promise: nil)
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        timeoutCheck?.cancel()
+        timeoutCheck = nil
         deferredWork?.cancel()
         deferredWork = nil
         if let clientID { server.clients.unregister(clientID) }
@@ -234,6 +268,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard session != nil, !closing else { return }
+        lastRead = .now()
         var bytes = unwrapInboundIn(data)
         input.append(&bytes)
         reading = true
@@ -254,17 +289,6 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             return
         }
         context.read()
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // connection_timeout: a client that is neither idle nor waiting for a command is dropped.
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, let session, !session.isIdle,
-           !session.isSuspended {
-            closing = true
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
