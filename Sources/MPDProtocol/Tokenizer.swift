@@ -1,3 +1,5 @@
+import Glibc
+
 /// MPD's request-line tokenizer (`src/util/Tokenizer.cxx`, `src/command/AllCommands.cxx`), byte-oriented:
 /// the protocol says UTF-8, but MPD never validates, so neither do we; arguments are decoded leniently.
 public enum Tokenizer {
@@ -83,11 +85,15 @@ public enum Tokenizer {
         return .request(Request(command: name, rawArguments: arguments))
     }
 
-    /// MPD strips every byte ≤ 0x20 from the end of the line, so CRLF works.
-    public static func stripTrailingWhitespace(_ line: [UInt8]) -> ArraySlice<UInt8> {
+    /// How much of a received line MPD reads: every byte ≤ 0x20 stripped from its end (so CRLF works), then up to
+    /// a NUL byte (it reads the line as a C string).
+    public static func meaningfulLength(of line: UnsafeBufferPointer<UInt8>) -> Int {
         var end = line.count
         while end > 0, line[end - 1] <= 0x20 { end -= 1 }
-        return line[0..<end]
+        if end > 0, let nul = memchr(line.baseAddress!, 0, end) {
+            end = UnsafeRawPointer(nul) - UnsafeRawPointer(line.baseAddress!)
+        }
+        return end
     }
 
     /// MPD treats every byte ≤ 0x20 as whitespace (`IsWhitespaceFast`).

@@ -168,8 +168,7 @@ final class Dispatch: Sendable {
                 let position = slots[slot]
                 guard position >= 0 else { return nil }
                 let entry = entries[Int(position)]
-                if entry.name.count == bytes.count, bytes.count == 0
-                    || entry.name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) }) == 0 {
+                if entry.name.count == bytes.count, entry.name.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) {
                     return entry
                 }
                 slot = (slot + 1) & (slots.count - 1)

@@ -1,5 +1,4 @@
 import Dispatch
-import Glibc
 import MPDProtocol
 import NIOCore
 
@@ -137,10 +136,7 @@ public final class Session {
         precondition(!isSuspended, "input while a deferred command runs")
         var output = Output()
         // MPD strips trailing blanks, then reads the line as a C string: a NUL byte ends it.
-        var end = raw.count
-        while end > 0, raw[end - 1] <= 0x20 { end -= 1 }
-        if end > 0, let nul = memchr(raw.baseAddress!, 0, end) { end = UnsafePointer<UInt8>(nul.assumingMemoryBound(to: UInt8.self)) - raw.baseAddress! }
-        let line = UnsafeBufferPointer(rebasing: raw[0..<end])
+        let line = UnsafeBufferPointer(rebasing: raw[0..<Tokenizer.meaningfulLength(of: raw)])
 
         // All commands start with a lowercase letter; anything else may be a stray HTTP request: close silently.
         guard let first = line.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else {

@@ -41,6 +41,23 @@ public struct PlayerState: Equatable, Sendable {
         partitions.first { $0.name == name }
     }
 
+    /// The state without its queues' songs (their versions and everything else kept): what `changes(since:)`
+    /// compares with, taken before an action without sharing the queues' storage.
+    public func withoutQueueItems() -> PlayerState {
+        var copy = self
+        for index in copy.partitions.indices { copy.partitions[index].queue.dropItems() }
+        return copy
+    }
+
+    /// Moves the state out, leaving no partitions: the caller then holds the only reference to the queues' storage,
+    /// so an action edits them in place. (Reducing a copy while the store still held the state copied the whole
+    /// queue on every edit: `delete 0` on a 10,000-song queue took 2 ms, MPD 0.13.)
+    public mutating func take() -> PlayerState {
+        let state = self
+        partitions = []
+        return state
+    }
+
     func index(of name: String) throws(PlayerError) -> Int {
         guard let index = partitions.firstIndex(where: { $0.name == name }) else { throw .noSuchPartition(name) }
         return index

@@ -65,10 +65,17 @@ struct TokenizerTests {
         #expect(tokenize(line) == .error(expected))
     }
 
-    @Test func strippingTrailingBlanks() {
-        #expect(Tokenizer.stripTrailingWhitespace(Array("play 1 \t\r".utf8)) == Array("play 1".utf8)[...])
-        #expect(Tokenizer.stripTrailingWhitespace(Array(" \r".utf8)).isEmpty)
-        #expect(Tokenizer.stripTrailingWhitespace([0x70, 0x00, 0x20]) == [0x70][...])
+    @Test func strippingTrailingBlanksThenCuttingAtNUL() {
+        func meaningful(_ bytes: [UInt8]) -> [UInt8] {
+            bytes.withUnsafeBufferPointer { Array(bytes[0..<Tokenizer.meaningfulLength(of: $0)]) }
+        }
+        #expect(meaningful(Array("play 1 \t\r".utf8)) == Array("play 1".utf8))
+        #expect(meaningful(Array(" \r".utf8)).isEmpty)
+        #expect(meaningful([]).isEmpty)
+        #expect(meaningful([0x70, 0x00, 0x20]) == [0x70])
+        // The NUL cuts after the blanks went: what stood before it stays, blanks included.
+        #expect(meaningful(Array("ping \0pong".utf8)) == Array("ping ".utf8))
+        #expect(meaningful(Array("\0ping".utf8)).isEmpty)
     }
 
     /// MPD 0.24 reads an argument, then fails if `COMMAND_ARGV_MAX` (2 + 2 × 35 = 72) are already stored:

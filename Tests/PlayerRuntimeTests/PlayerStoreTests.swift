@@ -77,6 +77,28 @@ final class RecordingEffects: EffectRunner {
                                          "p 0.0 false true"])
     }
 
+    /// An edit changes the queue in place: the store does not keep the state it had while the action runs, so the
+    /// songs' storage is not shared and not copied (a copy per edit made `delete` on a 10,000-song queue 16× MPD's
+    /// time). The songs are still those expected, and a failing edit leaves them all.
+    @Test func editsChangeTheQueueInPlace() throws {
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
+        try store.send(.add(SongList((0..<1000).map { Song(uri: "s\($0)") })))
+        func storage() -> UnsafePointer<Queue.Item>? {
+            store.state.partitions[0].queue.items.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        let before = storage()
+        try store.send(.delete(start: 0, end: 1))
+        try store.send(.move(start: 0, end: 10, to: 500))
+        #expect(storage() == before)
+        let queue = store.state.partitions[0].queue
+        #expect(queue.count == 999)
+        #expect(queue.items[0].song.uri == "s11" && queue.items[500].song.uri == "s1")
+        let untouched = store.state
+        #expect(throws: PlayerError.self) { try store.send(.move(start: 990, end: 1005, to: 0)) }
+        #expect(store.state == untouched)
+        #expect(storage() == before)
+    }
+
     @Test func errorsLeaveStateUntouched() throws {
         let store = PlayerStore(state: PlayerState(volume: nil), logger: Logger(label: "test"))
         let before = store.state

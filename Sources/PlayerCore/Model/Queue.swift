@@ -110,6 +110,13 @@ public struct Queue: Equatable, Sendable {
 
     mutating func touch(_ position: Int) { items[position].version = version }
 
+    /// Forgets the songs, keeping the version and options (`PlayerState.withoutQueueItems`).
+    mutating func dropItems() {
+        items = []
+        order = []
+        usedIDs = []
+    }
+
     public mutating func removeAll() {
         items.removeAll()
         order.removeAll()
