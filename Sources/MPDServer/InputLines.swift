@@ -38,14 +38,19 @@ struct InputLines {
         }
         guard let length else {
             if buffer.readableBytes >= Self.maximumLineLength { throw LineTooLong() }
-            if buffer.readableBytes == 0 { buffer.clear() }
+            if buffer.readableBytes == 0 { buffer = Self.empty }
             return nil
         }
         guard length < Self.maximumLineLength else { throw LineTooLong() }
         let line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
+        // All read: the storage (usually the read's own buffer, taken whole by `append`) goes back, so an idle
+        // connection holds none and the channel's allocator can use it again for the next read.
+        if buffer.readableBytes == 0 { buffer = Self.empty }
         return line
     }
+
+    private static let empty = ByteBufferAllocator().buffer(capacity: 0)
 
     /// Whether a complete line waits.
     var hasLine: Bool {

@@ -118,7 +118,10 @@ public final class MPDService: Sendable {
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             // One read of at most 16 KiB per turn of the loop (MPD reads 8 KiB): a client that pipelines megabytes
             // is decoded a bounded number of lines at a time, so the other connections of the loop wait no longer.
-            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
+            // Sized to what the client sends, from 1 KiB: a channel keeps its last read buffer for the next read,
+            // and a fixed 16 KiB one made 500 idle clients cost 19.5 KiB each (4.6 now; MPD 8.7).
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
+                minimum: 64, initial: 1024, maximum: Self.readSize))
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.writeBufferWaterMark, value: Self.writeBuffer)
             .childChannelInitializer { [self] channel in
