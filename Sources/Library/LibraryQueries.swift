@@ -421,8 +421,14 @@ public final class LibraryQueries: Sendable {
 
     /// A song from the `songColumns` of the current row, starting at column `first`.
     static func song(_ row: OpaquePointer, from first: Int32) -> Song {
+        var formats = RecentText()
+        return song(row, from: first, formats: &formats)
+    }
+
+    /// `song(_:from:)` over consecutive rows, their audio formats decoded once while they repeat.
+    static func song(_ row: OpaquePointer, from first: Int32, formats: inout RecentText) -> Song {
         Song(uri: RawColumn.text(row, first) ?? "", packedTags: SongTagsColumn.decode(row, first + 5),
              duration: RawColumn.double(row, first + 1), lastModified: RawColumn.int64(row, first + 2),
-             added: RawColumn.int64(row, first + 3), audioFormat: RawColumn.text(row, first + 4))
+             added: RawColumn.int64(row, first + 3), audioFormat: formats.text(row, first + 4))
     }
 }

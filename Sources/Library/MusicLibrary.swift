@@ -238,6 +238,7 @@ public final class MusicLibrary: Sendable {
             var ranks: [Int64] = []
             ranks.reserveCapacity(Int(count))
             var ranked = true, inOrder = true
+            var formats = RecentText()
             try LibraryQueries.forEachRow(db, SQL(sql: """
                 SELECT walk_rank, \(LibraryQueries.songColumns) FROM song
                 WHERE id BETWEEN ?1 AND ?2 AND +directory_id = ?3
@@ -250,7 +251,7 @@ public final class MusicLibrary: Sendable {
                     if let previous = ranks.last, previous > rank { inOrder = false }
                     ranks.append(rank)
                 }
-                staged.append(LibraryQueries.song(row, from: 1))
+                staged.append(LibraryQueries.song(row, from: 1, formats: &formats))
             }
             if !ranked { return sortSongs(staged.take()) }
             if !inOrder { return staged.take(in: ranks.indices.sorted { ranks[$0] < ranks[$1] }) }
@@ -287,6 +288,7 @@ public final class MusicLibrary: Sendable {
             var directory: Int64?
             var run: [Song] = []
             var ranked = true
+            var formats = RecentText()
             func close() {
                 guard let directory, !run.isEmpty else { return }
                 byDirectory[directory] = ranked ? run : sortSongs(run)
@@ -303,7 +305,7 @@ public final class MusicLibrary: Sendable {
                     directory = id
                     ranked = sqlite3_column_int(row, 1) != 0
                 }
-                run.append(LibraryQueries.song(row, from: 2))
+                run.append(LibraryQueries.song(row, from: 2, formats: &formats))
             }
             close()
             return byDirectory
@@ -352,10 +354,11 @@ public final class MusicLibrary: Sendable {
     /// Loads songs with their tags in stored order.
     static func songs(_ db: GRDB.Database, whereSQL: String, arguments: StatementArguments) throws -> [Song] {
         var songs: [Song] = []
+        var formats = RecentText()
         try LibraryQueries.forEachRow(db, SQL(sql: """
             SELECT \(LibraryQueries.songColumns) FROM song WHERE \(whereSQL)
             """, arguments: arguments)) { row in
-            songs.append(LibraryQueries.song(row, from: 0))
+            songs.append(LibraryQueries.song(row, from: 0, formats: &formats))
         }
         return songs
     }

@@ -1,4 +1,4 @@
-import PlayerCore
+@testable import PlayerCore
 import Testing
 
 /// The queue through the reducer: MPD's version bumps, ids, current-song bookkeeping and random order.
@@ -88,6 +88,21 @@ import Testing
         }
         // Id 1 stays in use by "b", so the wrap skips it.
         #expect(seen == [2, 3, 4, 5, 6, 7, 8, 2])
+    }
+
+    /// The ids in use past the first word of bits and back: a queue that once held a high id equals one that never
+    /// did once the id is gone.
+    @Test func idBitsAcrossWords() {
+        var a = IDBits(), b = IDBits()
+        for id in [1, 63, 64, 65_535] { a.insert(id) }
+        #expect(a.contains(63) && a.contains(64) && a.contains(65_535) && !a.contains(62) && !a.contains(70_000))
+        a.remove(65_535)
+        a.remove(64)
+        b.insert(63)
+        b.insert(1)
+        #expect(a == b)
+        b.insert(64)
+        #expect(a != b)
     }
 
     @Test mutating func deleteRangeClipsAndChecksTheStart() throws {
