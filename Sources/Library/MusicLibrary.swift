@@ -201,7 +201,9 @@ public final class MusicLibrary: Sendable {
 
         /// Everything below `path` (all of it for the root); without the songs when `songs` is false.
         static func load(_ db: GRDB.Database, under path: String, songs: Bool) throws -> Tree {
-            let filter = path.isEmpty ? "1" : "(path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')"
+            // The folder and those below it, as ranges of the path index (`'0'` follows `'/'`): comparing a prefix
+            // of every folder's path was a tenth of an `add` of a folder nothing had read.
+            let filter = path.isEmpty ? "1" : "(path = ?1 OR (path >= ?1 || '/' AND path < ?1 || '0'))"
             let arguments: StatementArguments = path.isEmpty ? [] : [path]
             return try load(db, directories: "SELECT id FROM directory WHERE \(filter)", arguments: arguments,
                             songs: songs)

@@ -155,6 +155,10 @@ struct Scanner {
         let knownPlaylists = snapshot.playlists[directoryURI] ?? [:]
         var seenSongs: Set<String> = []
         var seenPlaylists: Set<String> = []
+        // Playlists in the order the directory lists them (MPD keeps that order), songs by name: the walk orders a
+        // folder's songs by album, disc, track, then name, which in most folders is the order of their names, so
+        // their ids come in walk order and reading the folder needs no sort.
+        var songFiles: [(String, stat)] = []
         for (name, info) in files {
             let suffix = Self.suffix(of: name)
             let uri = directoryURI.isEmpty ? name : directoryURI + "/" + name
@@ -165,9 +169,14 @@ struct Scanner {
                     batch.operations.append(.playlist(path: uri, directory: directoryURI, mtime: mtime))
                     modified = true
                 }
-                continue
+            } else if suffixes.contains(suffix) {
+                songFiles.append((name, info))
             }
-            guard suffixes.contains(suffix) else { continue }
+        }
+        songFiles.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        for (name, info) in songFiles {
+            let uri = directoryURI.isEmpty ? name : directoryURI + "/" + name
+            let mtime = Int64(info.st_mtim.tv_sec)
             seenSongs.insert(uri)
             let old = known[uri]
             if !discard, let old, old.lastModified == mtime { continue }

@@ -191,6 +191,27 @@ struct LibraryScanTests {
         #expect(library.cachedListing(uri: "Untagged") == nil)
     }
 
+    /// A folder's songs are stored in the order of their names, whatever order the directory lists them in (files
+    /// made in a shuffled order), so their ids come in walk order; its playlists keep the directory's order.
+    @Test func songsAreStoredInTheOrderOfTheirNames() throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        let folder = fixture.music + "/Order"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        var names = (0..<40).map { String(format: "%02d song.ogg", $0) }
+        var generator = SystemRandomNumberGenerator()
+        names.shuffle(using: &generator)
+        for name in names {
+            try FileManager.default.copyItem(atPath: fixture.music + "/root.ogg", toPath: folder + "/" + name)
+        }
+        try library.runUpdate(uri: "Order", discard: false)
+        let uris = try library.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT uri FROM song WHERE uri LIKE 'Order/%' ORDER BY id")
+        }
+        #expect(uris == names.sorted().map { "Order/" + $0 })
+        #expect(try library.list(uri: "Order", recursive: false).compactMap(\.song?.uri) == uris)
+    }
+
     @Test func pictures() throws {
         let fixture = try GeneratedLibrary()
         let cover = try fixture.library.albumArt(uri: "Sigur Rós/Ágætis byrjun/01 Intro.flac")
