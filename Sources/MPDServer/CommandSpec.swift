@@ -1,4 +1,3 @@
-import Glibc
 import MPDProtocol
 
 /// What a command handler asks the session to do after it returns.
