@@ -167,7 +167,7 @@ final class Dispatch: Sendable {
                 let position = slots[slot]
                 guard position >= 0 else { return nil }
                 let entry = entries[Int(position)]
-                if entry.name.count == bytes.count, entry.name.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) {
+                if bytes.equals(entry.name) {
                     return entry
                 }
                 slot = (slot + 1) & (slots.count - 1)

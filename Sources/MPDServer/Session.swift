@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import MPDProtocol
 import NIOCore
 
@@ -146,12 +147,12 @@ public final class Session {
 
         // MPD 0.23.17 and later refuse `idle` and `noidle` inside a command list outright: a list that ends in
         // idle would leave the client waiting with no answer.
-        if case .commandList = state, line.elementsEqual(Self.idle) || line.elementsEqual(Self.noidle) {
+        if case .commandList = state, line.equals(Self.idle) || line.equals(Self.noidle) {
             output.disposition = .close
             return output
         }
 
-        if line.elementsEqual(Self.noidle) {
+        if line.equals(Self.noidle) {
             if case .idle = state {
                 state = .ready
                 output.write("OK\n")
@@ -165,7 +166,7 @@ public final class Session {
         }
 
         if case .commandList(let okMode) = state {
-            if line.elementsEqual(Self.commandListEnd) {
+            if line.equals(Self.commandListEnd) {
                 state = .ready
                 let lines = collected
                 collected = Lines()
@@ -183,9 +184,9 @@ public final class Session {
             return output
         }
 
-        if line.elementsEqual(Self.commandListBegin) {
+        if line.equals(Self.commandListBegin) {
             state = .commandList(okMode: false)
-        } else if line.elementsEqual(Self.commandListOKBegin) {
+        } else if line.equals(Self.commandListOKBegin) {
             state = .commandList(okMode: true)
         } else {
             let step = process(line, index: 0, into: &output)
@@ -385,4 +386,13 @@ public final class Session {
     private static let commandListBegin = Array("command_list_begin".utf8)
     private static let commandListOKBegin = Array("command_list_ok_begin".utf8)
     private static let commandListEnd = Array("command_list_end".utf8)
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these are `other`'s bytes: the lengths, then `memcmp` (the generic `elementsEqual` went byte by byte
+    /// through iterators, a sixth of the instructions of a `ping` in a command list).
+    func equals(_ other: [UInt8]) -> Bool {
+        count == other.count
+            && (isEmpty || other.withUnsafeBufferPointer { memcmp(baseAddress!, $0.baseAddress!, count) == 0 })
+    }
 }
