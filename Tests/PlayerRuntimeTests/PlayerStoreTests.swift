@@ -102,6 +102,18 @@ final class RecordingEffects: EffectRunner {
         #expect(storage() == before)
     }
 
+    /// What a failing action did before it failed stays, as in MPD (no transactions): `play 99` clears the
+    /// player's error first (`playlist::PlayPosition` calls `LockClearError` before it checks the position).
+    @Test func aFailingPlayStillClearsTheError() throws {
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: Logger(label: "test"))
+        try store.send(.add([Song(uri: "a")]))
+        try store.send(.play(position: 0))
+        try store.send(.outputsUnavailable("All audio outputs are disabled"))
+        #expect(store.state.partitions[0].player.error != nil)
+        #expect(throws: PlayerError.badSongIndex) { try store.send(.play(position: 99)) }
+        #expect(store.state.partitions[0].player.error == nil)
+    }
+
     @Test func errorsLeaveStateUntouched() throws {
         let store = PlayerStore(state: PlayerState(volume: nil), logger: Logger(label: "test"))
         let before = store.state
