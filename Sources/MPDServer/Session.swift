@@ -120,7 +120,11 @@ public final class Session {
     /// (`receive`): false for a line that a command list only collects (taking them there cost a lock per line).
     func mayRun(_ line: ByteBuffer) -> Bool {
         guard case .commandList = state else { return true }
-        return line.readableBytesView.starts(with: Self.commandListEnd)
+        return line.withUnsafeReadableBytes { bytes in
+            let word = Self.commandListEnd
+            return bytes.count >= word.count
+                && word.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress!, word.count) == 0 }
+        }
     }
 
     /// Handles one input line (without its `\n`). Must not be called while suspended.
