@@ -326,7 +326,22 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Ports this process has handed out: the kernel may give the same free port to two probes in a row, and two
+    /// servers started side by side (MPD and NoSignal for one script) would then race for it; the loser's start-up
+    /// probe would greet the winner.
+    private static let portsLock = NSLock()
+    nonisolated(unsafe) private static var portsGiven: Set<UInt16> = []
+
     static func freePort() throws -> UInt16 {
+        for _ in 0..<64 {
+            let port = try probeFreePort()
+            let fresh = portsLock.withLock { portsGiven.insert(port).inserted }
+            if fresh { return port }
+        }
+        throw ServerStartError(description: "no free port that this process has not handed out already")
+    }
+
+    private static func probeFreePort() throws -> UInt16 {
         let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { throw ServerStartError(description: "socket() failed: errno \(errno)") }
         defer { posixClose(fd) }
