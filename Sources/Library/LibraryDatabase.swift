@@ -193,6 +193,10 @@ public final class LibraryDatabase: Sendable {
             try TagPresence.create(db)
             try TagPresence.count(db)
         }
+        // Each directory's songs packed in walk order (`FolderSongs`), made by the indexer.
+        migrator.registerMigration("v14-folder-songs") { db in
+            try FolderSongs.create(db)
+        }
         return migrator
     }
 

@@ -5,8 +5,8 @@ import Synchronization
 /// Brings what the library derives from its songs up to date on a thread of its own, a chunk per transaction,
 /// whenever asked (after an update job or a remote sync, at start-up): first the `(tag, value)` index when an update
 /// in bulk mode dropped it (`ScanWriter`; one transaction, ~0.8 s at 100,000 songs), then the walk ranks
-/// (`WalkRanks`), then the search index (`SearchIndex`), then the tag counts (`TagPresence`). Asks coming while it
-/// works make it look again when done. Queries are right meanwhile, only slower; writers never wait for a long
+/// (`WalkRanks`), then each folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the
+/// tag counts (`TagPresence`). Asks coming while it works make it look again when done. Queries are right meanwhile, only slower; writers never wait for a long
 /// transaction of it. It pauses while an update job runs (the job changes what it would rank, and a rescan right
 /// after an update ran half as fast beside it).
 final class LibraryIndexer: Sendable {
@@ -53,6 +53,7 @@ final class LibraryIndexer: Sendable {
             return true
         }
         if try !writer.read(WalkRanks.complete) { return try writer.write(WalkRanks.rankSome) }
+        if try !writer.read(FolderSongs.complete) { return try writer.write(FolderSongs.packSome) }
         if try writer.read(SearchIndex.hasPending) {
             // Pending songs changed what the tag counts say: they are made again once none is left.
             return try writer.write { db in

@@ -604,12 +604,15 @@ struct RecentText {
 
     mutating func text(_ row: OpaquePointer, _ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(row, column) else { return nil }
-        let count = Int(sqlite3_column_bytes(row, column))
+        return text(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(row, column))))
+    }
+
+    mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let count = bytes.count
         if let last, lastBytes.count == count,
-           lastBytes.withUnsafeBufferPointer({ count == 0 || memcmp($0.baseAddress!, pointer, count) == 0 }) {
+           lastBytes.withUnsafeBufferPointer({ count == 0 || memcmp($0.baseAddress!, bytes.baseAddress!, count) == 0 }) {
             return last
         }
-        let bytes = UnsafeBufferPointer(start: pointer, count: count)
         let text = String(decoding: bytes, as: UTF8.self)
         (last, lastBytes) = (text, Array(bytes))
         return text

@@ -70,7 +70,7 @@ public struct Queue: Equatable, Sendable {
     public mutating func seed(_ seed: UInt64) { generator = SplitMix64(seed: seed) }
 
     /// Appends a song and returns its id. The caller bumps the version once per edit with `modified()`.
-    public mutating func append(_ song: Song, priority: UInt8 = 0) throws(PlayerError) -> Int {
+    public mutating func append(_ song: consuming Song, priority: UInt8 = 0) throws(PlayerError) -> Int {
         guard items.count < maximumLength else { throw .playlistTooLarge }
         let id = nextID()
         items.append(Item(id: id, song: song, version: version, priority: priority))
