@@ -72,17 +72,18 @@ enum FolderSongs {
             throw DatabaseError(resultCode: ResultCode(rawValue: code),
                                 message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) })
         }
+        // Even no songs take a byte (their count): an empty blob is a damaged one.
         let count = Int(sqlite3_column_bytes(handle, 0))
-        guard count > 0 else { return [] }
-        guard let base = sqlite3_column_blob(handle, 0) else { return nil }
+        guard count > 0, let base = sqlite3_column_blob(handle, 0) else { return nil }
         return decode(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     // MARK: - The blob
 
-    // The number of songs (a length), then per song: the URI (length, bytes), a byte of flags saying which of the rest are there, then the duration (8
-    // bytes, an IEEE double), the modification time and the time added (8 bytes each), the audio format (length,
-    // bytes), and the packed tags (length, bytes; `PackedTags`). Lengths are LEB128, numbers little-endian.
+    // The number of songs (a length), then per song: the URI (length, bytes), a byte of flags saying which of the rest
+    // are there, the duration (8 bytes, an IEEE double), the modification time and the time added (8 bytes each), the
+    // audio format (length, bytes), and the packed tags (length, bytes; `PackedTags`). Lengths are LEB128, numbers
+    // little-endian.
     private static let hasDuration: UInt8 = 1, hasModified: UInt8 = 2, hasAdded: UInt8 = 4, hasFormat: UInt8 = 8
 
     static func encode(_ songs: [Song]) -> [UInt8] {

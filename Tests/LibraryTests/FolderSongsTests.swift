@@ -156,9 +156,18 @@ struct FolderSongsTests {
             try db.execute(sql: "UPDATE folder_songs SET songs = substr(songs, 1, length(songs) - 3) WHERE directory_id = ?",
                            arguments: [album])
         }
+        // An empty blob too (even no songs take a byte).
+        let untagged = try directoryID(library, "Untagged")
+        let untaggedSongs = try rows(library, untagged)
+        #expect(untaggedSongs.count >= 2)
+        try await library.database.writer.write { db in
+            try db.execute(sql: "UPDATE folder_songs SET songs = x'' WHERE directory_id = ?", arguments: [untagged])
+        }
+        #expect(try packed(library, untagged) == nil)
         let fresh = MusicLibrary(database: library.database, musicDirectory: fixture.music,
                                  inspector: FFmpegInspector(), logger: .init(label: "test"))
         #expect(try await fresh.songsForQueue(uri: "Sigur Rós/Ágætis byrjun") == SongList(expected))
+        #expect(try await fresh.songsForQueue(uri: "Untagged") == SongList(untaggedSongs))
     }
 
     @Test func everyFieldRoundTrips() {
