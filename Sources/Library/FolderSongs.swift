@@ -89,21 +89,16 @@ enum FolderSongs {
     static func encode(_ songs: [Song]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(songs.count * 160)
-        func appendLength(_ count: Int) {
-            var length = count
-            while length >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: length) | 0x80)
-                length >>= 7
-            }
-            bytes.append(UInt8(length))
+        func appendField(_ field: some Collection<UInt8>) {
+            PackedTags.appendLength(field.count, to: &bytes)
+            bytes.append(contentsOf: field)
         }
         func append(_ value: UInt64) {
             for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
         }
-        appendLength(songs.count)
+        PackedTags.appendLength(songs.count, to: &bytes)
         for song in songs {
-            appendLength(song.uri.utf8.count)
-            bytes.append(contentsOf: song.uri.utf8)
+            appendField(song.uri.utf8)
             var flags: UInt8 = 0
             if song.duration != nil { flags |= hasDuration }
             if song.lastModified != nil { flags |= hasModified }
@@ -113,12 +108,8 @@ enum FolderSongs {
             if let duration = song.duration { append(duration.bitPattern) }
             if let modified = song.lastModified { append(UInt64(bitPattern: modified)) }
             if let added = song.added { append(UInt64(bitPattern: added)) }
-            if let format = song.audioFormat {
-                appendLength(format.utf8.count)
-                bytes.append(contentsOf: format.utf8)
-            }
-            appendLength(song.packedTags.bytes.count)
-            bytes.append(contentsOf: song.packedTags.bytes)
+            if let format = song.audioFormat { appendField(format.utf8) }
+            appendField(song.packedTags.bytes)
         }
         return bytes
     }
@@ -147,42 +138,27 @@ enum FolderSongs {
         return damaged || !reader.atEnd ? nil : songs
     }
 
-    /// Reads a blob front to back; every read checks that the bytes are there.
+    /// Reads a blob front to back; every read checks that the bytes are there. Lengths and length-prefixed bytes
+    /// are read as `PackedTags` reads its own.
     private struct Reader {
-        private let base: UnsafePointer<UInt8>?
-        private let count: Int
-        private var offset = 0
+        private let all: UnsafeBufferPointer<UInt8>
+        private var index = 0
 
         init(_ blob: UnsafeRawBufferPointer) {
-            base = blob.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            count = blob.count
+            all = blob.assumingMemoryBound(to: UInt8.self)
         }
 
-        var atEnd: Bool { offset >= count }
+        var atEnd: Bool { index >= all.count }
 
         mutating func byte() -> UInt8? {
-            guard offset < count, let base else { return nil }
-            defer { offset += 1 }
-            return base[offset]
+            guard index < all.count else { return nil }
+            defer { index += 1 }
+            return all[index]
         }
 
-        mutating func length() -> Int? {
-            var value = 0
-            var shift = 0
-            while shift < 63 {
-                guard let byte = byte() else { return nil }
-                value |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-            return nil
-        }
+        mutating func length() -> Int? { PackedTags.length(all, &index) }
 
-        mutating func bytes() -> UnsafeBufferPointer<UInt8>? {
-            guard let length = length(), length <= count - offset, let base else { return nil }
-            defer { offset += length }
-            return UnsafeBufferPointer(start: base + offset, count: length)
-        }
+        mutating func bytes() -> UnsafeBufferPointer<UInt8>? { PackedTags.field(all, &index) }
 
         /// A song's fields; the texts as bytes of the blob, but for the audio format, which repeats.
         typealias Fields = (uri: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, duration: Double?,
@@ -212,9 +188,9 @@ enum FolderSongs {
         }
 
         mutating func word() -> UInt64? {
-            guard count - offset >= 8, let base else { return nil }
-            defer { offset += 8 }
-            return UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+            guard all.count - index >= 8 else { return nil }
+            defer { index += 8 }
+            return UInt64(littleEndian: UnsafeRawPointer(all.baseAddress! + index).loadUnaligned(as: UInt64.self))
         }
     }
 }

@@ -6,9 +6,9 @@ import Synchronization
 /// whenever asked (after an update job or a remote sync, at start-up): first the `(tag, value)` index when an update
 /// in bulk mode dropped it (`ScanWriter`; one transaction, ~0.8 s at 100,000 songs), then the walk ranks
 /// (`WalkRanks`), then each folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the
-/// tag counts (`TagPresence`). Asks coming while it works make it look again when done. Queries are right meanwhile, only slower; writers never wait for a long
-/// transaction of it. It pauses while an update job runs (the job changes what it would rank, and a rescan right
-/// after an update ran half as fast beside it).
+/// tag counts (`TagPresence`). Asks coming while it works make it look again when done. Queries are right
+/// meanwhile, only slower; writers never wait for a long transaction of it. It pauses while an update job runs (the
+/// job changes what it would rank, and a rescan right after an update ran half as fast beside it).
 final class LibraryIndexer: Sendable {
     private let writer: any DatabaseWriter
     private struct State {

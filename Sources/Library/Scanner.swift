@@ -161,9 +161,9 @@ struct Scanner {
         var songFiles: [(String, stat)] = []
         for (name, info) in files {
             let suffix = Self.suffix(of: name)
-            let uri = directoryURI.isEmpty ? name : directoryURI + "/" + name
-            let mtime = Int64(info.st_mtim.tv_sec)
             if Self.playlistSuffixes.contains(suffix) {
+                let uri = directoryURI.isEmpty ? name : directoryURI + "/" + name
+                let mtime = Int64(info.st_mtim.tv_sec)
                 seenPlaylists.insert(uri)
                 if knownPlaylists[uri] ?? nil != mtime {
                     batch.operations.append(.playlist(path: uri, directory: directoryURI, mtime: mtime))

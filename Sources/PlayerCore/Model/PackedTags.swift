@@ -29,8 +29,9 @@ public struct PackedTags: Equatable, Sendable {
         bytes.append(contentsOf: value)
     }
 
-    @usableFromInline
-    static func appendLength(_ count: Int, to bytes: inout [UInt8]) {
+    /// Appends a length as LEB128, this form's lengths (also `FolderSongs`' in the library).
+    @inlinable
+    public static func appendLength(_ count: Int, to bytes: inout [UInt8]) {
         var length = count
         while length >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: length) | 0x80)
@@ -64,19 +65,25 @@ public struct PackedTags: Equatable, Sendable {
             defer { index += length }
             return UnsafeBufferPointer(start: all.baseAddress! + index, count: length)
         }
+        guard let length = length(all, &index), length <= all.count - index else { return nil }
+        defer { index += length }
+        return UnsafeBufferPointer(rebasing: all[index..<(index + length)])
+    }
+
+    /// The LEB128 length at `index`, moving `index` past it; nil where the bytes end first or it is too long.
+    @inlinable
+    public static func length(_ all: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Int? {
         var length = 0
         var shift = 0
         while index < all.count {
             let byte = all[index]
             index += 1
             length |= Int(byte & 0x7F) << shift
-            if byte < 0x80 { break }
+            if byte < 0x80 { return length }
             shift += 7
             if shift > 56 { return nil }
         }
-        guard length <= all.count - index else { return nil }
-        defer { index += length }
-        return UnsafeBufferPointer(rebasing: all[index..<(index + length)])
+        return nil
     }
 
     /// The tags as values (stored values are printable, as `Song.Tag` keeps them).
