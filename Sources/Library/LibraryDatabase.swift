@@ -264,6 +264,11 @@ public final class LibraryDatabase: Sendable {
         indexer.stop()
     }
 
+    /// Stops the background indexing and waits for the chunk under way (tests).
+    public func stopIndexingAndWait() {
+        indexer.stopAndWait()
+    }
+
     /// Writes what is derived from a song's tag rows again (its tags column, its search index row) and drops the
     /// tag counts (`TagPresence`, counted again by the indexer): for tag rows written straight into the tables (the
     /// tests' fixtures) rather than by an update or a remote sync, which keep all of it as they write.

@@ -86,4 +86,11 @@ final class LibraryIndexer: Sendable {
     func stop() {
         state.withLock { $0.stopped = true }
     }
+
+    /// Stops, and returns once a chunk under way has ended (tests that change the database behind the indexer's
+    /// back: a chunk that began before `stop` could otherwise undo their change).
+    func stopAndWait() {
+        stop()
+        while state.withLock({ $0.running }) { usleep(1000) }
+    }
 }

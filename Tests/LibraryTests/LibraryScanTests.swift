@@ -134,7 +134,7 @@ struct LibraryScanTests {
     @Test func songsReadAgainUnchangedAreNotRewritten() throws {
         let fixture = try GeneratedLibrary()
         let library = fixture.library
-        library.database.stopIndexing()
+        library.database.stopIndexingAndWait()
         try library.database.catchUpIndexes()
         /// Written songs wait for the indexer: their rank is NULL and their id is in the search index's queue.
         struct Stored: Equatable { var rank: Int64?; var ranked: Int; var pending: Int; var modified: Int64? }
@@ -255,7 +255,7 @@ struct LibraryScanTests {
         let queries = LibraryQueries(library.database)
         // The index is brought up to date here, at chosen moments: every answer must be right both while the
         // songs an update wrote wait for the index and after.
-        library.database.stopIndexing()
+        library.database.stopIndexingAndWait()
         try library.database.catchUpIndexes()
         func search(_ arguments: String...) async throws -> [String] {
             let query = try FilterParser.parseQuery(arguments: arguments, command: .search, validateRegex: nil)

@@ -20,7 +20,7 @@ final class QueryFixture {
         // No background indexing: its commits (ranks, the search index, tag counts of the songs the tests insert)
         // would bump the generation that kept answers check, at moments the tests do not choose. A test that wants
         // the indexes calls `catchUpIndexes`.
-        database.stopIndexing()
+        database.stopIndexingAndWait()
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

@@ -51,7 +51,7 @@ import Testing
         #expect(try await fixture.queries.list(artists).first == [""])
 
         // The one song without an artist goes: the trigger drops the counts, and the walk of every entry answers.
-        fixture.database.stopIndexing()
+        fixture.database.stopIndexingAndWait()
         try await fixture.database.writer.write { db in
             try db.execute(sql: "DELETE FROM song WHERE uri = ?", arguments: [all[all.count - 1].uri])
         }
