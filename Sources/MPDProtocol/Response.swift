@@ -10,71 +10,51 @@ public struct Response: Sendable, Equatable {
     /// The bytes, without a copy when this is the last owner of the answer.
     public consuming func takeBytes() -> [UInt8] { bytes }
 
+    /// Writes lines through `Lines`: a buffer on the stack, appended to the answer in one piece when it fills and
+    /// at the end. Formatters of many lines (`status`, a song's block) write through one; each `add` below is one
+    /// line through one of its own.
+    /// (Not generic, not throwing: called from other modules, a generic one ran unspecialised, looking up
+    /// metadata on every call.)
+    public mutating func writeLines(_ body: (inout Lines) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Lines.capacity) { buffer in
+            withUnsafeMutablePointer(to: &self) { response in
+                var lines = Lines(buffer.baseAddress!, response: response)
+                body(&lines)
+                lines.flush()
+            }
+        }
+    }
+
     /// Appends `key: value\n`. A newline inside a value would break the framing, so it is replaced by a space
     /// (MPD drops such values; a space keeps the line readable).
     public mutating func add(_ key: String, _ value: String) {
-        // Native strings (all of ours) are read in place; `withUTF8` would copy a `var` of each first.
-        let written = key.utf8.withContiguousStorageIfAvailable { key in
-            value.utf8.withContiguousStorageIfAvailable { value in writeLine(key, value) } != nil
-        } ?? false
-        guard !written else { return }
-        var key = key, value = value
-        key.withUTF8 { key in value.withUTF8 { value in writeLine(key, value) } }
+        writeLines { lines in
+            Lines.withUTF8(key) { key in Lines.withUTF8(value) { value in lines.line(key, value) } }
+        }
     }
 
     /// `add` of a value given as its UTF-8 bytes (a song's `PackedTags`).
     public mutating func add(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>) {
-        if key.utf8.withContiguousStorageIfAvailable({ writeLine($0, value) }) == nil {
-            var key = key
-            key.withUTF8 { writeLine($0, value) }
-        }
+        writeLines { lines in Lines.withUTF8(key) { lines.line($0, value) } }
     }
 
     /// `add` of a key given as its UTF-8 bytes (a tag name as a song's `PackedTags` holds it).
     public mutating func add(utf8Key key: UnsafeBufferPointer<UInt8>, utf8 value: UnsafeBufferPointer<UInt8>) {
-        writeLine(key, value)
+        writeLines { $0.line(key, value) }
     }
 
-    /// One bulk append per line: a song list is mostly these lines, and anything per byte or per piece (a
-    /// uniqueness and capacity check each) was most of its cost. A line that fits `lineLimit` is put together on the
-    /// stack and appended at once (the three appends of key, separator and value, and the newline, were a tenth of
-    /// a `listallinfo`); a longer one is appended in pieces after one capacity check.
-    private mutating func writeLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
-        if value.contains(where: { $0 == 0x0A || $0 == 0x0D || ByteText.needsEncoding($0) }) {
-            bytes.append(contentsOf: key)
-            bytes.append(contentsOf: Self.separator)
-            appendSpecial(value)
-            bytes.append(0x0A)
-            return
-        }
-        let length = key.count + value.count + 3
-        if length <= Self.lineLimit {
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.lineLimit) { line in
-                var text = ShortText(line.baseAddress!)
-                text.append(key)
-                text.byte(0x3A)
-                text.byte(0x20)
-                text.append(value)
-                text.byte(0x0A)
-                bytes.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress, count: text.count))
-            }
-            return
-        }
-        let needed = bytes.count + length
-        if bytes.capacity < needed { bytes.reserveCapacity(Swift.max(needed, bytes.capacity * 2)) }
+    /// `key: value` lines whose value has a line break (each becomes a space) or bytes a client sent that are not
+    /// UTF-8 (`ByteText`: they go back as those bytes), and lines longer than `Lines` holds.
+    fileprivate mutating func appendLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>,
+                                         special: Bool) {
+        bytes.reserveCapacity(bytes.count + key.count + value.count + 3)
         bytes.append(contentsOf: key)
-        bytes.append(contentsOf: Self.separator)
-        bytes.append(contentsOf: value)
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        if special { appendSpecial(value) } else { bytes.append(contentsOf: value) }
         bytes.append(0x0A)
     }
 
-    /// The longest line `writeLine` puts together on the stack.
-    private static let lineLimit = 256
-
-    private static let separator: [UInt8] = [0x3A, 0x20]
-
-    /// A value with a line break (each becomes a space) or with bytes a client sent that are not UTF-8
-    /// (`ByteText`: they go back as those bytes).
     private mutating func appendSpecial(_ value: UnsafeBufferPointer<UInt8>) {
         let start = bytes.count
         var kept = false
@@ -86,21 +66,19 @@ public struct Response: Sendable, Equatable {
         bytes.replaceSubrange(start..<bytes.count, with: ByteText.encode(bytes[start..<bytes.count]))
     }
 
+    fileprivate mutating func append(_ part: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: part)
+    }
+
     /// `add` of an `Int`, most numbers printed: the generic one below is not specialised in the modules that call
     /// it, and its type metadata lookups were a tenth of a `status` answer's work.
     public mutating func add(_ key: String, _ value: Int) {
-        appendLine(key) { line in
-            line.decimal(Int64(value))
-            line.byte(0x0A)
-        }
+        writeLines { lines in Lines.withUTF8(key) { lines.number($0, Int64(value)) } }
     }
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) {
         if let small = Int64(exactly: value) {
-            appendLine(key) { line in
-                line.decimal(small)
-                line.byte(0x0A)
-            }
+            writeLines { lines in Lines.withUTF8(key) { lines.number($0, small) } }
         } else {
             add(key, String(value))
         }
@@ -111,76 +89,17 @@ public struct Response: Sendable, Equatable {
 
     /// `key: %Y-%m-%dT%H:%M:%SZ` in UTC (`time_print`, MPD's `Last-Modified`), written digit by digit.
     public mutating func addTime(_ key: String, unix: Int64) {
-        let days = unix >= 0 ? unix / 86400 : (unix - 86399) / 86400
-        let seconds = unix - days * 86400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        appendLine(key) { line in
-            line.decimal(year)
-            line.byte(0x2D)
-            line.twoDigits(month)
-            line.byte(0x2D)
-            line.twoDigits(day)
-            line.byte(0x54)
-            line.twoDigits(seconds / 3600)
-            line.byte(0x3A)
-            line.twoDigits(seconds / 60 % 60)
-            line.byte(0x3A)
-            line.twoDigits(seconds % 60)
-            line.byte(0x5A)
-            line.byte(0x0A)
-        }
+        writeLines { lines in Lines.withUTF8(key) { lines.time($0, unix: unix) } }
     }
 
     /// `key: %1.3f` of a whole number of thousandths (MPD's `duration`, `elapsed`, `Range`).
     public mutating func addThousandths(_ key: String, _ thousandths: Int64) {
-        appendLine(key) { line in
-            line.thousandths(thousandths)
-            line.byte(0x0A)
-        }
+        writeLines { lines in Lines.withUTF8(key) { lines.thousandths($0, thousandths) } }
     }
 
     /// `key: A-B` (or `A-`) of thousandths, as `Range:` prints a queue item's sub-range.
     public mutating func addThousandthsRange(_ key: String, _ start: Int64, _ end: Int64?) {
-        appendLine(key) { line in
-            line.thousandths(start)
-            line.byte(0x2D)
-            if let end { line.thousandths(end) }
-            line.byte(0x0A)
-        }
-    }
-
-    private mutating func addKey(_ key: String) {
-        if key.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: key.utf8)
-        }
-        bytes.append(contentsOf: Self.separator)
-    }
-
-    /// `key: ` and what `write` formats (numbers and times, newline included), put together on the stack and
-    /// appended at once. A key too long to leave room for the longest value goes first on its own.
-    private mutating func appendLine(_ key: String, _ write: (inout ShortText) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortText.capacity) { buffer in
-            var text = ShortText(buffer.baseAddress!)
-            let inline = key.utf8.count <= ShortText.capacity - ShortText.valueRoom
-                && key.utf8.withContiguousStorageIfAvailable({ text.append($0) }) != nil
-            if inline {
-                text.byte(0x3A)
-                text.byte(0x20)
-            } else {
-                addKey(key)
-            }
-            write(&text)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: text.count))
-        }
+        writeLines { lines in Lines.withUTF8(key) { lines.thousandthsRange($0, start, end) } }
     }
 
     /// Appends `key: value\n` with the value's bytes as they are (they may not be UTF-8); newlines become spaces.
@@ -207,19 +126,168 @@ public struct Response: Sendable, Equatable {
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
-/// Up to `capacity` bytes written through a pointer: what `appendLine` and `writeLine` put a line together in. The
-/// longest use (`A-B` of two thousandths) takes 53 bytes.
+/// Lines of an answer put together in a buffer on the stack and appended to the `Response` in one piece when it
+/// fills and at the end (`Response.writeLines`). An `Array` append per line (a uniqueness and a capacity check, a
+/// call to copy) was most of the cost of a short line, and a `status` is a dozen of them.
+public struct Lines: ~Copyable {
+    /// At most what `withUnsafeTemporaryAllocation` always puts on the stack (1 KiB); a larger one is put on the
+    /// heap unless the runtime can tell the thread's stack has room, which it could not on NIO's threads.
+    static let capacity = 1024
+    /// Room a formatted number needs at most after its key: a time, a range of two thousandths (53 bytes), `\n`.
+    private static let valueRoom = 64
+    private var text: ShortText
+    private let response: UnsafeMutablePointer<Response>
+
+    fileprivate init(_ base: UnsafeMutablePointer<UInt8>, response: UnsafeMutablePointer<Response>) {
+        text = ShortText(base)
+        self.response = response
+    }
+
+    /// Appends what the buffer holds to the response.
+    fileprivate mutating func flush() {
+        guard text.count > 0 else { return }
+        response.pointee.append(text.written)
+        text.count = 0
+    }
+
+    /// `key: value`.
+    public mutating func add(_ key: StaticString, _ value: String) {
+        key.withUTF8Buffer { key in Self.withUTF8(value) { line(key, $0) } }
+    }
+
+    public mutating func add(_ key: StaticString, utf8 value: UnsafeBufferPointer<UInt8>) {
+        key.withUTF8Buffer { line($0, value) }
+    }
+
+    public mutating func add(utf8Key key: UnsafeBufferPointer<UInt8>, utf8 value: UnsafeBufferPointer<UInt8>) {
+        line(key, value)
+    }
+
+    public mutating func add(_ key: StaticString, _ value: Int) {
+        key.withUTF8Buffer { number($0, Int64(value)) }
+    }
+
+    public mutating func addTime(_ key: StaticString, unix: Int64) {
+        key.withUTF8Buffer { time($0, unix: unix) }
+    }
+
+    public mutating func addThousandths(_ key: StaticString, _ thousandths: Int64) {
+        key.withUTF8Buffer { self.thousandths($0, thousandths) }
+    }
+
+    public mutating func addThousandthsRange(_ key: StaticString, _ start: Int64, _ end: Int64?) {
+        key.withUTF8Buffer { thousandthsRange($0, start, end) }
+    }
+
+    /// A String's UTF-8 in place (ours are native); a bridged one is copied first.
+    public static func withUTF8<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var string = string
+        return string.withUTF8(body)
+    }
+
+    mutating func line(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        if value.contains(where: { $0 == 0x0A || $0 == 0x0D || ByteText.needsEncoding($0) }) {
+            flush()
+            response.pointee.appendLine(key, value, special: true)
+            return
+        }
+        let length = key.count + value.count + 3
+        guard room(length) else {
+            response.pointee.appendLine(key, value, special: false)
+            return
+        }
+        text.append(key)
+        text.byte(0x3A)
+        text.byte(0x20)
+        text.append(value)
+        text.byte(0x0A)
+    }
+
+    /// `key: ` then what `write` formats (at most `valueRoom` bytes, its newline included).
+    private mutating func formatted(_ key: UnsafeBufferPointer<UInt8>, _ write: (inout ShortText) -> Void) {
+        if room(key.count + 2 + Self.valueRoom) {
+            text.append(key)
+        } else {
+            // A key longer than the whole buffer: on its own, straight into the response (the buffer is empty).
+            response.pointee.append(key)
+        }
+        text.byte(0x3A)
+        text.byte(0x20)
+        write(&text)
+    }
+
+    /// Makes room for `count` bytes, flushing if need be; false when they would not fit even then (the buffer is
+    /// then empty).
+    private mutating func room(_ count: Int) -> Bool {
+        if text.count + count > Self.capacity { flush() }
+        return count <= Self.capacity
+    }
+
+    mutating func number(_ key: UnsafeBufferPointer<UInt8>, _ value: Int64) {
+        formatted(key) { text in
+            text.decimal(value)
+            text.byte(0x0A)
+        }
+    }
+
+    mutating func time(_ key: UnsafeBufferPointer<UInt8>, unix: Int64) {
+        let days = unix >= 0 ? unix / 86400 : (unix - 86399) / 86400
+        let seconds = unix - days * 86400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        formatted(key) { line in
+            line.decimal(year)
+            line.byte(0x2D)
+            line.twoDigits(month)
+            line.byte(0x2D)
+            line.twoDigits(day)
+            line.byte(0x54)
+            line.twoDigits(seconds / 3600)
+            line.byte(0x3A)
+            line.twoDigits(seconds / 60 % 60)
+            line.byte(0x3A)
+            line.twoDigits(seconds % 60)
+            line.byte(0x5A)
+            line.byte(0x0A)
+        }
+    }
+
+    mutating func thousandths(_ key: UnsafeBufferPointer<UInt8>, _ value: Int64) {
+        formatted(key) { line in
+            line.thousandths(value)
+            line.byte(0x0A)
+        }
+    }
+
+    mutating func thousandthsRange(_ key: UnsafeBufferPointer<UInt8>, _ start: Int64, _ end: Int64?) {
+        formatted(key) { line in
+            line.thousandths(start)
+            line.byte(0x2D)
+            if let end { line.thousandths(end) }
+            line.byte(0x0A)
+        }
+    }
+}
+
+/// Bytes written through a pointer (the caller made room): what `Lines` puts lines together in.
 struct ShortText {
-    static let capacity = 128
-    /// Room a formatted value needs at most after its key (a time, a range of two thousandths, a newline).
-    static let valueRoom = 64
     private let base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
+    fileprivate(set) var count = 0
 
     init(_ base: UnsafeMutablePointer<UInt8>) {
         self.base = base
     }
 
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
     mutating func byte(_ value: UInt8) {
         base[count] = value
         count += 1

@@ -57,14 +57,20 @@ public struct CommandSpec: Sendable {
 
     /// MPD's `command_check_request`: permission first, then the argument count with its three texts.
     func check(_ request: Request, permission client: Permission) throws(ACKError) {
-        guard client.isSuperset(of: permission) else { throw .permissionDenied(name) }
+        try Self.check(request, permission: client, required: permission, arguments: arguments, unbounded: unbounded,
+                       name: name)
+    }
+
+    static func check(_ request: Request, permission client: Permission, required: Permission,
+                      arguments: ClosedRange<Int>?, unbounded: Bool, name: @autoclosure () -> String) throws(ACKError) {
+        guard client.isSuperset(of: required) else { throw .permissionDenied(name()) }
         guard let arguments else { return }
         let count = request.count
         if !unbounded, arguments.lowerBound == arguments.upperBound, count != arguments.lowerBound {
-            throw .wrongArgumentCount(name)
+            throw .wrongArgumentCount(name())
         }
-        if count < arguments.lowerBound { throw .tooFewArguments(name) }
-        if !unbounded, count > arguments.upperBound { throw .tooManyArguments(name) }
+        if count < arguments.lowerBound { throw .tooFewArguments(name()) }
+        if !unbounded, count > arguments.upperBound { throw .tooManyArguments(name()) }
     }
 }
 
@@ -131,13 +137,31 @@ public struct CommandTable: Sendable {
 /// in a command list costs.
 final class Dispatch: Sendable {
     /// A command's row, read in place.
+    /// The spec's fields that every command line reads are copied out of it: reading them through `spec` copied
+    /// the whole spec (retaining and releasing its strings and handler) on every line.
     final class Entry: Sendable {
         let spec: CommandSpec
         let name: [UInt8]
+        let handler: CommandHandler
+        private let permission: Permission
+        private let arguments: ClosedRange<Int>?
+        private let unbounded: Bool
 
         init(_ spec: CommandSpec) {
             self.spec = spec
             name = Array(spec.name.utf8)
+            handler = spec.handler
+            permission = spec.permission
+            arguments = spec.arguments
+            unbounded = spec.unbounded
+        }
+
+        var commandName: String { spec.name }
+
+        /// `CommandSpec.check`.
+        func check(_ request: Request, permission client: Permission) throws(ACKError) {
+            try CommandSpec.check(request, permission: client, required: permission, arguments: arguments,
+                                  unbounded: unbounded, name: spec.name)
         }
     }
 

@@ -155,6 +155,12 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     private var closing = false
     /// Answers not yet handed to the channel; written and flushed at the end of a read or of a callback.
     private var unwritten: ByteBuffer?
+    /// The storage of the last answers written, emptied, for the next ones: the socket usually takes an answer
+    /// whole as it is flushed, and the channel's copy is gone by then (a new buffer per answer, allocated and freed,
+    /// was a twentieth of a `ping`'s round trip). Kept only while small.
+    private var spare: ByteBuffer?
+    /// The client registry's broadcast count when this connection last took its events.
+    private var broadcastsSeen = 0
     /// Within `channelRead`: the flush waits for `channelReadComplete`.
     private var reading = false
     /// A `read` the pipeline asked for while the session was suspended; passed on when it can take input again.
@@ -265,6 +271,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         clientID = nil
         session = nil
         unwritten = nil
+        spare = nil
         input.removeAll()
         context.fireChannelInactive()
     }
@@ -304,7 +311,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     /// command line, since the event loop may read a line before it runs the wake-up queued ahead of it.
     private func deliverEvents(context: ChannelHandlerContext) {
         guard let session, !closing, let clientID else { return }
-        let flags = server.clients.takeEvents(clientID)
+        let flags = server.clients.takeEvents(clientID, seen: &broadcastsSeen)
         if !flags.isEmpty { apply(session.receive(flags), context: context) }
     }
 
@@ -324,7 +331,12 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             return false
         }
         if unwritten == nil {
-            unwritten = context.channel.allocator.buffer(capacity: max(bytes.count, 256))
+            if let spare, spare.capacity >= bytes.count {
+                unwritten = spare
+                self.spare = nil
+            } else {
+                unwritten = context.channel.allocator.buffer(capacity: max(bytes.count, 256))
+            }
         }
         unwritten!.writeBytes(bytes)
         return true
@@ -339,10 +351,17 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
 
     /// Writes and flushes what was queued, unless a command list is part way: its answer goes out whole.
     private func sendAnswers(context: ChannelHandlerContext) {
-        guard let buffer = unwritten, !closing, session?.isYielding != true else { return }
+        guard var buffer = unwritten, !closing, session?.isYielding != true else { return }
         unwritten = nil
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        if buffer.capacity <= Self.spareCapacity {
+            buffer.clear()
+            spare = buffer
+        }
     }
+
+    /// The largest buffer kept for the next answers (`spare`): most answers fit; a long listing's does not stay.
+    private static let spareCapacity = 16 * 1024
 
     private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
         guard emit(output.bytes, context: context) else { return }

@@ -85,6 +85,10 @@ public final class ClientRegistry: Sendable {
     }
 
     private let inner = Mutex(Inner())
+    /// How many times events were recorded (`broadcast`, `send`), counted before they are: a client that has seen
+    /// this count has nothing to take, which it learns without the lock (`takeEvents(_:seen:)`, before every
+    /// command line). Every write of an entry's `events` must count.
+    private let broadcasts = Atomic<Int>(0)
 
     public init() {}
 
@@ -124,6 +128,9 @@ public final class ClientRegistry: Sendable {
     /// with half of them, where MPD answers with both.
     public func broadcast(_ byPartition: [String?: IdleSubsystems]) {
         inner.withLock { inner in
+            // Counted first: a client that sees the new count takes the lock, so it waits for what is recorded
+            // here; one that saw the old count is woken by its mailbox, called after this.
+            broadcasts.add(1, ordering: .sequentiallyConsistent)
             for (key, entry) in inner.entries {
                 var flags = byPartition[nil] ?? []
                 if let own = byPartition[entry.partition] { flags.formUnion(own) }
@@ -132,6 +139,14 @@ public final class ClientRegistry: Sendable {
                 entry.mailbox()
             }
         }
+    }
+
+    /// `takeEvents`, unless no broadcast happened since the client's last look (`seen`, which this updates).
+    public func takeEvents(_ id: Int, seen: inout Int) -> IdleSubsystems {
+        let count = broadcasts.load(ordering: .sequentiallyConsistent)
+        guard count != seen else { return [] }
+        seen = count
+        return takeEvents(id)
     }
 
     /// The events broadcast to the client since it last took them.
@@ -192,6 +207,7 @@ public final class ClientRegistry: Sendable {
                     continue
                 }
                 if entry.messages.isEmpty {
+                    broadcasts.add(1, ordering: .sequentiallyConsistent)
                     entry.events.formUnion(.message)
                     entry.mailbox()
                 }

@@ -5,54 +5,56 @@ import PlayerRuntime
 /// `status` with MPD's field names and order (`handle_status` in `src/command/PlayerCommands.cxx`).
 enum StatusFormatter {
     static func status(of p: PartitionState, progress: PlaybackProgress? = nil, updatingDB: Int? = nil) -> Response {
-        var r = Response()
-        r.reserveCapacity(384) // the whole answer, without growing on the way
-        if let volume = p.volume { r.add("volume", volume) }
-        r.add("repeat", p.options.repeat ? 1 : 0)
-        r.add("random", p.options.random ? 1 : 0)
-        r.add("single", p.options.single.rawValue)
-        r.add("consume", p.options.consume.rawValue)
-        r.add("partition", p.name)
-        r.add("playlist", p.queue.version)
-        r.add("playlistlength", p.queue.count)
-        // Usually 0 (MPD's default): printed without making a `String` of the float.
-        if p.options.mixrampDB == 0, p.options.mixrampDB.sign == .plus {
-            r.add("mixrampdb", 0)
-        } else {
-            r.add("mixrampdb", formatFloat(p.options.mixrampDB))
-        }
-        r.add("state", p.player.state.rawValue)
-        r.add("lastloadedplaylist", p.lastLoadedPlaylist ?? "")
-        if p.options.crossfade > 0 { r.add("xfade", Int(saturating: p.options.crossfade.rounded())) }
-        // MPD keeps the delay as a `double` (`FloatDuration`) made from the parsed float: `0.1` prints as
-        // `0.10000000149011612`.
-        if p.options.mixrampDelay > 0 { r.add("mixrampdelay", formatFloat(Double(p.options.mixrampDelay))) }
-        if let position = p.currentPosition {
-            r.add("song", position)
-            r.add("songid", p.queue.items[position].id)
-        }
-        if p.player.state != .stop {
-            // Between a command and the engine's first report the song's own facts stand in.
-            let current = p.currentPosition.map { p.queue.items[$0] }
-            let progress = progress.flatMap { $0.id == current?.id ? $0 : nil }
-            let elapsed = progress?.elapsed ?? 0
-            let duration = progress?.duration ?? current.flatMap { item in
-                item.range.map { ($0.end ?? item.song.duration ?? 0) - $0.start } ?? item.song.duration
+        var response = Response()
+        response.reserveCapacity(384) // the whole answer, without growing on the way
+        response.writeLines { r in
+            if let volume = p.volume { r.add("volume", volume) }
+            r.add("repeat", p.options.repeat ? 1 : 0)
+            r.add("random", p.options.random ? 1 : 0)
+            r.add("single", p.options.single.rawValue)
+            r.add("consume", p.options.consume.rawValue)
+            r.add("partition", p.name)
+            r.add("playlist", Int(p.queue.version))
+            r.add("playlistlength", p.queue.count)
+            // Usually 0 (MPD's default): printed without making a `String` of the float.
+            if p.options.mixrampDB == 0, p.options.mixrampDB.sign == .plus {
+                r.add("mixrampdb", 0)
+            } else {
+                r.add("mixrampdb", formatFloat(p.options.mixrampDB))
             }
-            r.add("time", "\(Int(saturating: elapsed.rounded())):\(duration.map { Int(saturating: $0.rounded()) } ?? 0)")
-            r.addThousandths("elapsed", SongFormatter.thousandths(elapsed))
-            r.add("bitrate", progress?.bitrate ?? 0)
-            if let duration { r.addThousandths("duration", SongFormatter.thousandths(duration)) }
-            if let format = progress?.format { r.add("audio", format.description) }
+            r.add("state", p.player.state.rawValue)
+            r.add("lastloadedplaylist", p.lastLoadedPlaylist ?? "")
+            if p.options.crossfade > 0 { r.add("xfade", Int(saturating: p.options.crossfade.rounded())) }
+            // MPD keeps the delay as a `double` (`FloatDuration`) made from the parsed float: `0.1` prints as
+            // `0.10000000149011612`.
+            if p.options.mixrampDelay > 0 { r.add("mixrampdelay", formatFloat(Double(p.options.mixrampDelay))) }
+            if let position = p.currentPosition {
+                r.add("song", position)
+                r.add("songid", p.queue.items[position].id)
+            }
+            if p.player.state != .stop {
+                // Between a command and the engine's first report the song's own facts stand in.
+                let current = p.currentPosition.map { p.queue.items[$0] }
+                let progress = progress.flatMap { $0.id == current?.id ? $0 : nil }
+                let elapsed = progress?.elapsed ?? 0
+                let duration = progress?.duration ?? current.flatMap { item in
+                    item.range.map { ($0.end ?? item.song.duration ?? 0) - $0.start } ?? item.song.duration
+                }
+                r.add("time", "\(Int(saturating: elapsed.rounded())):\(duration.map { Int(saturating: $0.rounded()) } ?? 0)")
+                r.addThousandths("elapsed", SongFormatter.thousandths(elapsed))
+                r.add("bitrate", progress?.bitrate ?? 0)
+                if let duration { r.addThousandths("duration", SongFormatter.thousandths(duration)) }
+                if let format = progress?.format { r.add("audio", format.description) }
+            }
+            if let updatingDB { r.add("updating_db", updatingDB) }
+            // MPD 0.24 prints the player's error through `GetFullMessage`, which tidies its blanks.
+            if let error = p.player.error { r.add("error", MessageText.sanitized(error)) }
+            if let next = p.nextPosition {
+                r.add("nextsong", next)
+                r.add("nextsongid", p.queue.items[next].id)
+            }
         }
-        if let updatingDB { r.add("updating_db", updatingDB) }
-        // MPD 0.24 prints the player's error through `GetFullMessage`, which tidies its blanks.
-        if let error = p.player.error { r.add("error", MessageText.sanitized(error)) }
-        if let next = p.nextPosition {
-            r.add("nextsong", next)
-            r.add("nextsongid", p.queue.items[next].id)
-        }
-        return r
+        return response
     }
 
     /// Formats like libfmt's `{}` for floats: the shortest text that reads back the same value, with no
@@ -71,15 +73,23 @@ enum StatusFormatter {
 /// and the queue fields.
 enum SongFormatter {
     static func write(_ item: Queue.Item, position: Int, mask: TagMask, into r: inout Response) {
+        r.writeLines { write(item, position: position, mask: mask, into: &$0) }
+    }
+
+    static func write(_ item: Queue.Item, position: Int, mask: TagMask, into r: inout Lines) {
         write(item.song, range: item.range, mask: mask, into: &r)
         r.add("Pos", position)
         r.add("Id", item.id)
-        if item.priority != 0 { r.add("Prio", item.priority) }
+        if item.priority != 0 { r.add("Prio", Int(item.priority)) }
+    }
+
+    static func write(_ song: Song, range: Queue.ClosedRangeSeconds? = nil, mask: TagMask, into r: inout Response) {
+        r.writeLines { write(song, range: range, mask: mask, into: &$0) }
     }
 
     /// Numbers and times are written straight into the response's bytes (no `String` per line): a 10,000-song
     /// `playlistinfo` is about 100,000 lines.
-    static func write(_ song: Song, range: Queue.ClosedRangeSeconds? = nil, mask: TagMask, into r: inout Response) {
+    static func write(_ song: Song, range: Queue.ClosedRangeSeconds? = nil, mask: TagMask, into r: inout Lines) {
         r.add("file", song.uri)
         // A queue item's sub-range (`rangeid`); `Time`/`duration` then describe the range (`GetDuration`).
         var duration = song.duration
@@ -96,7 +106,7 @@ enum SongFormatter {
             if let tag = TagName(canonicalUTF8: name) {
                 if mask.contains(tag) { r.add(utf8Key: name, utf8: value) }
             } else if let tag = TagName(parsing: String(decoding: name, as: UTF8.self)), mask.contains(tag) {
-                r.add(tag.mpdName, utf8: value)
+                Lines.withUTF8(tag.mpdName) { r.add(utf8Key: $0, utf8: value) }
             }
         }
         if let duration {

@@ -4,7 +4,7 @@ import PlayerCore
 /// The music database as the protocol commands need it: browsing, song lookup and updates. Implemented by the
 /// `Library` module (SQLite) and wired in by the composition root; the server never sees SQL. Methods are
 /// `async` because the implementation reads SQLite off the event loop (GRDB's own queue).
-public protocol MusicDatabase: Sendable {
+public protocol MusicDatabase: AnyObject, Sendable {
     /// The songs `add URI` appends: the file itself, or every song below a directory (recursively, in MPD's
     /// order: directory by directory, entries sorted by name). `""` is the whole database.
     /// Throws `PortError.notFound` for a URI that is neither. A folder's songs come as its directories' parts.

@@ -43,6 +43,40 @@ import Testing
             """)
     }
 
+    /// Lines written through one `Lines` come out as the same lines added one by one, in order, whatever fills the
+    /// buffer part way: many short lines, a value or a key longer than the buffer, a value that is special (a line
+    /// break, quoted bytes) between ordinary ones.
+    @Test func batchedLinesEqualLinesAddedOneByOne() {
+        let long = String(repeating: "v", count: 5000)
+        let longKey = String(repeating: "k", count: 3000)
+        let cases: [(String, String)] = (0..<300).map { ("key\($0)", "value \($0)") }
+            + [("long", long), ("title", "two\nlines"), ("after", "x")] + [(longKey, "1"), ("tail", "end")]
+        var oneByOne = Response()
+        var batched = Response()
+        batched.writeLines { lines in
+            for (index, (key, value)) in cases.enumerated() {
+                Lines.withUTF8(key) { key in Lines.withUTF8(value) { lines.add(utf8Key: key, utf8: $0) } }
+                lines.add("n", index)
+                lines.addTime("t", unix: Int64(index) * 86_399)
+                lines.addThousandthsRange("Range", Int64(index), index % 2 == 0 ? nil : Int64(index) * 7)
+            }
+        }
+        for (index, (key, value)) in cases.enumerated() {
+            oneByOne.add(key, value)
+            oneByOne.add("n", index)
+            oneByOne.addTime("t", unix: Int64(index) * 86_399)
+            oneByOne.addThousandthsRange("Range", Int64(index), index % 2 == 0 ? nil : Int64(index) * 7)
+        }
+        #expect(batched.bytes.count > 8 * 1024)
+        #expect(batched == oneByOne)
+        #expect(oneByOne.text.contains("title: two lines\nn: 301\n"))
+        #expect(oneByOne.text.contains("\n\(longKey): 1\n"))
+        #expect(oneByOne.text.contains("long: \(long)\nn: 300\n"))
+        var numbers = Response()
+        numbers.writeLines { lines in lines.addThousandths("d", 1500) }
+        #expect(numbers.text == "d: 1.500\n")
+    }
+
     @Test func binaryChunkIsFramedByItsLength() {
         var r = Response()
         r.add("size", 3)

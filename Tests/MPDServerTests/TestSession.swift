@@ -10,6 +10,8 @@ final class TestSession {
     let session: Session
     let server: ServerContext
     let id: Int
+    /// The registry's broadcast count at the last look, as the connection loop keeps it.
+    private var broadcastsSeen = 0
 
     init(server: ServerContext, isLocal: Bool = false) async {
         self.server = server
@@ -44,9 +46,9 @@ final class TestSession {
     }
 
     /// Hands the session what other clients' commands broadcast to it so far, as the connection loop does before
-    /// each line, and returns what was written: a waiting `idle`'s answer, or nothing.
+    /// each line (through the broadcast count), and returns what was written: a waiting `idle`'s answer, or nothing.
     func deliverBroadcast() -> String {
-        deliver(server.clients.takeEvents(id))
+        deliver(server.clients.takeEvents(id, seen: &broadcastsSeen))
     }
 }
 

@@ -289,8 +289,10 @@ enum QueueCommands {
         // doubling copies it each time, and a reserve just short of it costs one doubling at the very end.
         response.reserveCapacity(positions.count * 320)
         let mask = context.effectiveTagMask
-        for position in positions {
-            SongFormatter.write(p.queue.items[position], position: position, mask: mask, into: &response)
+        response.writeLines { lines in
+            for position in positions {
+                SongFormatter.write(p.queue.items[position], position: position, mask: mask, into: &lines)
+            }
         }
         return response
     }
