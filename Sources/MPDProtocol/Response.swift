@@ -5,6 +5,12 @@ public struct Response: Sendable, Equatable {
 
     public init() {}
 
+    /// An answer written into `storage` (emptied, its capacity kept), which is left empty.
+    public init(reusing storage: inout [UInt8]) {
+        storage.removeAll(keepingCapacity: true)
+        swap(&bytes, &storage)
+    }
+
     public var isEmpty: Bool { bytes.isEmpty }
 
     /// The bytes, without a copy when this is the last owner of the answer.
@@ -302,6 +308,11 @@ struct ShortText {
 
     /// Decimal digits without going through a `String`.
     mutating func decimal(_ value: Int64) {
+        // One digit, most numbers of a `status` (flags, modes, small counts).
+        if value >= 0, value < 10 {
+            byte(UInt8(truncatingIfNeeded: 0x30 + value))
+            return
+        }
         if value < 0 { byte(0x2D) }
         var magnitude = value.magnitude
         var digits = 0

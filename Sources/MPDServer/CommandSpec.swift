@@ -18,6 +18,9 @@ public enum CommandOutcome: Sendable {
 public struct CommandContext {
     public var client: ClientState
     public let server: ServerContext
+    /// The storage of this connection's last answer, emptied, for a handler to write its next one in
+    /// (`Response(reusing:)`): `status`, asked again and again, then allocates and frees nothing.
+    public var spareBytes: [UInt8] = []
 }
 
 /// Handlers run on the connection's event loop and must not block; slow work returns `.deferred`.

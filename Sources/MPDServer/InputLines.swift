@@ -31,6 +31,8 @@ struct InputLines {
     /// line MPD would not have room for. The line shares the input's storage (no copy: a copy per line was a
     /// fifth of the instructions of a `ping` in a command list).
     mutating func next() throws -> ByteBuffer? {
+        // All taken (the usual second call after a read's one line): the storage went back already.
+        guard buffer.readableBytes > 0 else { return nil }
         let length = buffer.withUnsafeReadableBytes { bytes -> Int? in
             guard let start = bytes.baseAddress, !bytes.isEmpty,
                   let newline = memchr(start, 0x0A, bytes.count) else { return nil }

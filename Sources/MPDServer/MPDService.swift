@@ -363,8 +363,11 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     /// The largest buffer kept for the next answers (`spare`): most answers fit; a long listing's does not stay.
     private static let spareCapacity = 16 * 1024
 
-    private func apply(_ output: Session.Output, context: ChannelHandlerContext) {
-        guard emit(output.bytes, context: context) else { return }
+    private func apply(_ output: consuming Session.Output, context: ChannelHandlerContext) {
+        var output = output
+        let bytes = output.takeBytes()
+        guard emit(bytes, context: context) else { return }
+        session?.recycle(bytes)
         switch output.disposition {
         case .keepOpen:
             break

@@ -52,6 +52,13 @@ public final class Session {
             if bytes.isEmpty { bytes = Output.listOK } else { bytes.append(contentsOf: Output.listOK) }
         }
 
+        /// The bytes, leaving none (`Session.recycle` can then keep their storage without a copy).
+        mutating func takeBytes() -> [UInt8] {
+            var taken: [UInt8] = []
+            swap(&taken, &bytes)
+            return taken
+        }
+
         private static let ok = Array("OK\n".utf8)
         private static let listOK = Array("list_OK\n".utf8)
     }
@@ -145,6 +152,15 @@ public final class Session {
     public func handle(line: [UInt8]) -> Output {
         line.withUnsafeBufferPointer { handle(bytes: $0) }
     }
+
+    /// Takes back the storage of an output once its bytes were sent, for the next answer (`spareBytes`). Only a
+    /// storage of ordinary size stays: not a shared constant (`OK`), not a long listing's.
+    func recycle(_ bytes: consuming [UInt8]) {
+        guard bytes.capacity >= Self.spareRange.lowerBound, bytes.capacity <= Self.spareRange.upperBound else { return }
+        context.spareBytes = bytes
+    }
+
+    private static let spareRange = 256...16 * 1024
 
     /// `handle(line:)` of a line of the connection's input, in place.
     func handle(line: ByteBuffer) -> Output {

@@ -6,6 +6,11 @@ import PlayerRuntime
 enum StatusFormatter {
     static func status(of p: PartitionState, progress: PlaybackProgress? = nil, updatingDB: Int? = nil) -> Response {
         var response = Response()
+        status(of: p, progress: progress, updatingDB: updatingDB, into: &response)
+        return response
+    }
+
+    static func status(of p: PartitionState, progress: PlaybackProgress?, updatingDB: Int?, into response: inout Response) {
         response.reserveCapacity(384) // the whole answer, without growing on the way
         response.writeLines { r in
             if let volume = p.volume { r.add("volume", volume) }
@@ -54,7 +59,6 @@ enum StatusFormatter {
                 r.add("nextsongid", p.queue.items[next].id)
             }
         }
-        return response
     }
 
     /// Formats like libfmt's `{}` for floats: the shortest text that reads back the same value, with no

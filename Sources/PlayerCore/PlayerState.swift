@@ -38,7 +38,9 @@ public struct PlayerState: Equatable, Sendable {
     }
 
     public subscript(partition name: String) -> PartitionState? {
-        partitions.first { $0.name == name }
+        // Through the index: `first(where:)` copied the partition's state (a retain of each of its parts) on the way.
+        guard let index = partitions.firstIndex(where: { $0.name == name }) else { return nil }
+        return partitions[index]
     }
 
     /// The state without its queues' songs (their versions and everything else kept): what `changes(since:)`

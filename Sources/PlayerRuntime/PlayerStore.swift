@@ -58,6 +58,17 @@ public final class PlayerStore: Sendable {
     /// A partition's state, or nil if it does not exist.
     public func partition(_ name: String) -> PartitionState? { inner.withLock { $0.state[partition: name] } }
 
+    /// Reads a partition's state under the lock (false if the partition does not exist): `status`, polled by every
+    /// client. `partition(_:)` copied the state twice on the way out (a retain and a release of each of its parts);
+    /// this lends it once. `body` must be quick and must not use the store.
+    public func read(partition name: String, _ body: (borrowing PartitionState) -> Void) -> Bool {
+        inner.withLock { inner in
+            guard let index = inner.state.partitions.firstIndex(where: { $0.name == name }) else { return false }
+            body(inner.state.partitions[index])
+            return true
+        }
+    }
+
     /// What `send` tells its caller.
     public struct Sent: Sendable, Equatable {
         /// Every effect the reducer asked for, in order (each ran or was queued as `Effect.execution` says).

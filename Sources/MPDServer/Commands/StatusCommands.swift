@@ -31,11 +31,18 @@ enum StatusCommands {
             return .idle(flags.isEmpty ? .all : flags)
         },
         CommandSpec("status", .read, 0...0) { context, _ in
-            guard let p = context.server.store.partition(context.client.partition) else {
+            let updatingDB = context.server.database?.updatingJobID
+            let audio = context.server.audio
+            // Formatted from the store's state in place. Stopped, the player has no progress to print (the engine is
+            // not asked; when it is, its lock is taken inside the store's, the order the playback effects take them).
+            var response = Response(reusing: &context.spareBytes)
+            guard context.server.store.read(partition: context.client.partition, { p in
+                let progress = p.player.state == .stop ? nil : audio?.progress(partition: p.name)
+                StatusFormatter.status(of: p, progress: progress, updatingDB: updatingDB, into: &response)
+            }) else {
                 throw PlayerError.noSuchPartition(context.client.partition)
             }
-            return .ok(StatusFormatter.status(of: p, progress: context.server.audio?.progress(partition: p.name),
-                                              updatingDB: context.server.database?.updatingJobID))
+            return .ok(response)
         },
         /// `src/Stats.cxx`: uptime and playtime, then with a database its counts and `db_update`.
         CommandSpec("stats", .read, 0...0) { context, _ in
