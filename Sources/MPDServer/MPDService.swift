@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import MPDProtocol
 import NIOCore
@@ -170,7 +169,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     /// commands in one write must not hold the loop). Cheap lines run on for the time: a turn of the loop costs more
     /// than 256 of them (collecting the 40,000 lines of a command list took 157 turns and twice MPD's time).
     private var linesThisTurn = 0
-    /// When the turn's first line was handled (`DispatchTime` uptime, ns).
+    /// When the turn's first line was handled (`NIODeadline` uptime, ns).
     private var turnStarted: UInt64 = 0
     /// The rest of the input waits for a turn of the event loop (`scheduleTurn`).
     private var waitingForTurn = false
@@ -293,6 +292,15 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         context.fireChannelReadComplete()
     }
 
+    /// The channel's writability as its events tell it (`context.channel.isWritable` on every answer went through
+    /// the pipeline to the channel).
+    private var writable = true
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        writable = context.channel.isWritable
+        context.fireChannelWritabilityChanged()
+    }
+
     func read(context: ChannelHandlerContext) {
         if inputWaits || input.hasLine {
             heldRead = true
@@ -324,7 +332,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         let answers = (unwritten?.readableBytes ?? 0) + bytes.count
         // A writable channel holds at most its high water mark unsent, so the exact count (an option lookup through
         // NIO's type casts, on every answer) is needed only when that much more could pass the limit.
-        let queued = context.channel.isWritable && answers + MPDService.writeBuffer.high <= limit
+        let queued = writable && answers + MPDService.writeBuffer.high <= limit
             ? 0 : (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
         if queued + answers > limit {
             dropClient(context: context)
@@ -338,7 +346,8 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                 unwritten = context.channel.allocator.buffer(capacity: max(bytes.count, 256))
             }
         }
-        unwritten!.writeBytes(bytes)
+        // As raw bytes: one copy (the `[UInt8]` overload went through the generic sequence path).
+        bytes.withUnsafeBytes { _ = unwritten!.writeBytes($0) }
         return true
     }
 
@@ -467,9 +476,10 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             }
             apply(session.handle(line: line), context: context)
             linesThisTurn += 1
-            if linesThisTurn == 1 { turnStarted = DispatchTime.now().uptimeNanoseconds }
+            // Within a read the clock was read already (`lastRead`).
+            if linesThisTurn == 1 { turnStarted = (reading ? lastRead : .now()).uptimeNanoseconds }
             if linesThisTurn % Self.linesPerTurn == 0, input.hasLine,
-               DispatchTime.now().uptimeNanoseconds - turnStarted >= Session.yieldNanoseconds {
+               NIODeadline.now().uptimeNanoseconds - turnStarted >= Session.yieldNanoseconds {
                 scheduleTurn(context: context)
             }
         }
