@@ -21,9 +21,9 @@ build: deps
 # runtime, `swift_retain` first, go direct instead of through the PLT) and ~5 MB less resident memory. It skips the
 # run-time exclusivity checks in every module, NIO's included (a fifth of the instructions of a `ping` round trip,
 # callgrind); the debug build the tests run keeps them. Each function is compiled into a section of its own, and the
-# linker puts those a `status` or `ping` round trip runs first and together (`Benchmarks/hot-sections.txt`, written
-# by `Benchmarks/hot_sections.py`): spread over the binary they were 221 pages of code per round trip, which a client
-# on the same CPU evicts between requests (MPD's: 45).
+# linker puts those a `status` or `ping` round trip runs first and together, then the rest of what a session runs
+# (`Benchmarks/hot-sections.txt`, written by `Benchmarks/hot_sections.py`): spread over the binary a round trip's
+# code was on 221 pages, which a client on the same CPU evicts between requests (MPD's: 45).
 STATIC = --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --section-ordering-file=$(CURDIR)/Benchmarks/hot-sections.txt
 release: deps
