@@ -17,8 +17,8 @@ import Glibc
 ///   thread that allocates: it runs only when the server has been quiet (under 2 % of a core over the last second),
 ///   once per quiet spell, which is also when memory a crowd used is there to give back. Checked every second: with
 ///   five, a crowd's memory stayed 5–10 s after it left (500 clients: 91 MiB two seconds after, MPD 62).
-/// - At the first quiet second the executable's code mappings are dropped from the page tables once
-///   (`MADV_DONTNEED`; they are clean file pages, which stay in the page cache and come back on first use). Start-up
+/// - Two seconds after start the executable's code mappings are dropped from the page tables once (`MADV_DONTNEED`;
+///   they are clean file pages, which stay in the page cache and come back on first use). Start-up
 ///   touches code all over the 22 MB of the static binary, and the kernel maps 64 KiB around each page it faults
 ///   in, so ~17 MB of it stayed resident. What a running server uses is linked together (`Benchmarks/
 ///   hot-sections.txt`), so little of it comes back: at 10k songs, 62 → 53 MB after two rounds of ordinary commands.
@@ -30,7 +30,9 @@ enum MemoryPolicy {
     private nonisolated(unsafe) static var trimmer: (any DispatchSourceTimer)?
     private nonisolated(unsafe) static var lastTicks = 0
     private nonisolated(unsafe) static var trimmedSinceWork = false
-    private nonisolated(unsafe) static var droppedStartupCode = false
+    /// Ticks until the executable's code is dropped (`dropExecutableCode`): start-up is done by then, whatever the
+    /// server does next (an update at start, a NetEase sync) takes back only the code it runs.
+    private nonisolated(unsafe) static var ticksUntilCodeDrop = 2
 
     /// Called once, before the server starts its threads.
     static func apply() {
@@ -46,6 +48,10 @@ enum MemoryPolicy {
 
     /// Runs on the timer's serial queue.
     private static func tick() {
+        if ticksUntilCodeDrop > 0 {
+            ticksUntilCodeDrop -= 1
+            if ticksUntilCodeDrop == 0 { dropExecutableCode() }
+        }
         let ticks = cpuTicks()
         defer { lastTicks = ticks }
         guard ticks - lastTicks <= quietTicks else {
@@ -56,10 +62,6 @@ enum MemoryPolicy {
         guard !trimmedSinceWork else { return }
         trimmedSinceWork = true
         _ = malloc_trim(0)
-        if !droppedStartupCode {
-            droppedStartupCode = true
-            dropExecutableCode()
-        }
     }
 
     /// `MADV_DONTNEED` on the executable's read-only executable mappings that hold no page of their own (a page
