@@ -161,10 +161,6 @@ public struct Lines: ~Copyable {
         key.withUTF8Buffer { key in Self.withUTF8(value) { line(key, $0) } }
     }
 
-    public mutating func add(_ key: StaticString, utf8 value: UnsafeBufferPointer<UInt8>) {
-        key.withUTF8Buffer { line($0, value) }
-    }
-
     public mutating func add(utf8Key key: UnsafeBufferPointer<UInt8>, utf8 value: UnsafeBufferPointer<UInt8>) {
         line(key, value)
     }

@@ -57,24 +57,6 @@ public struct CommandSpec: Sendable {
         self.filePath = filePath
         self.handler = handler
     }
-
-    /// MPD's `command_check_request`: permission first, then the argument count with its three texts.
-    func check(_ request: Request, permission client: Permission) throws(ACKError) {
-        try Self.check(request, permission: client, required: permission, arguments: arguments, unbounded: unbounded,
-                       name: name)
-    }
-
-    static func check(_ request: Request, permission client: Permission, required: Permission,
-                      arguments: ClosedRange<Int>?, unbounded: Bool, name: @autoclosure () -> String) throws(ACKError) {
-        guard client.isSuperset(of: required) else { throw .permissionDenied(name()) }
-        guard let arguments else { return }
-        let count = request.count
-        if !unbounded, arguments.lowerBound == arguments.upperBound, count != arguments.lowerBound {
-            throw .wrongArgumentCount(name())
-        }
-        if count < arguments.lowerBound { throw .tooFewArguments(name()) }
-        if !unbounded, count > arguments.upperBound { throw .tooManyArguments(name()) }
-    }
 }
 
 /// The command table: the one place from which dispatch, `commands`, `notcommands` and the arity and permission
@@ -159,12 +141,16 @@ final class Dispatch: Sendable {
             unbounded = spec.unbounded
         }
 
-        var commandName: String { spec.name }
-
-        /// `CommandSpec.check`.
+        /// MPD's `command_check_request`: permission first, then the argument count with its three texts.
         func check(_ request: Request, permission client: Permission) throws(ACKError) {
-            try CommandSpec.check(request, permission: client, required: permission, arguments: arguments,
-                                  unbounded: unbounded, name: spec.name)
+            guard client.isSuperset(of: permission) else { throw .permissionDenied(spec.name) }
+            guard let arguments else { return }
+            let count = request.count
+            if !unbounded, arguments.lowerBound == arguments.upperBound, count != arguments.lowerBound {
+                throw .wrongArgumentCount(spec.name)
+            }
+            if count < arguments.lowerBound { throw .tooFewArguments(spec.name) }
+            if !unbounded, count > arguments.upperBound { throw .tooManyArguments(spec.name) }
         }
     }
 

@@ -380,7 +380,7 @@ public final class Session {
                 }
                 return .ok
             case .deferred(let work):
-                return .deferred(command: entry.commandName, work: work)
+                return .deferred(command: entry.spec.name, work: work)
             case .idle(let flags):
                 state = .idle(flags)
                 output.bytes.append(contentsOf: flushIdle().bytes)
@@ -391,7 +391,7 @@ public final class Session {
                 return .shutdown
             }
         } catch {
-            writeError(error, command: entry.commandName, index: index, into: &output)
+            writeError(error, command: entry.spec.name, index: index, into: &output)
             return .error
         }
     }

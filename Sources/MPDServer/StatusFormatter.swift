@@ -4,12 +4,6 @@ import PlayerRuntime
 
 /// `status` with MPD's field names and order (`handle_status` in `src/command/PlayerCommands.cxx`).
 enum StatusFormatter {
-    static func status(of p: PartitionState, progress: PlaybackProgress? = nil, updatingDB: Int? = nil) -> Response {
-        var response = Response()
-        status(of: p, progress: progress, updatingDB: updatingDB, into: &response)
-        return response
-    }
-
     static func status(of p: PartitionState, progress: PlaybackProgress?, updatingDB: Int?, into response: inout Response) {
         response.reserveCapacity(384) // the whole answer, without growing on the way
         response.writeLines { r in
