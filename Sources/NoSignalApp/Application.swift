@@ -27,7 +27,7 @@ public struct Application {
     public init(config: Configuration, logger: Logger) throws {
         self.config = config
         self.logger = logger
-        MemoryPolicy.apply()
+        MemoryPolicy.apply(logger: logger)
 
         let formats = FFmpegCatalog.formats()
         let settings = Self.serverSettings(config, formats: formats)

@@ -186,7 +186,7 @@ struct CurlInputStreamTests {
     /// A server that accepts and never answers: a timeout error within the stall limit, not a hang.
     @Test func silentServerTimesOut() throws {
         let server = try TestHTTPServer { _, connection in connection.stall() }
-        let (error, seconds) = timed { decoderError { _ = try quickFactory().open(server.url("/x")) } }
+        let (error, seconds) = timed { decoderError { _ = try quickFactory(lowSpeedTime: 1).open(server.url("/x")) } }
         #expect(error?.message.contains("\(server.url("/x"))") == true)
         #expect(seconds < 5)
     }
@@ -197,7 +197,7 @@ struct CurlInputStreamTests {
             connection.serveFile(Self.body, for: request, dropAfter: request.rangeStart == nil ? 200_000 : 0)
             connection.stall()
         }
-        let input = try quickFactory().open(server.url("/a.bin"))
+        let input = try quickFactory(lowSpeedTime: 1).open(server.url("/a.bin"))
         let (error, seconds) = timed { decoderError { _ = try readAll(input) } }
         #expect(error?.message.hasPrefix("Failed to read \"\(server.url("/a.bin"))\"") == true)
         #expect(seconds < 12)

@@ -78,8 +78,9 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
     return a.count == b.count ? "equal" : "sizes \(a.count)/\(b.count), equal prefix"
 }
 
-/// A factory with short timeouts, so failure tests finish in seconds.
-func quickFactory(bufferSize: Int = 256 * 1024, lowSpeedTime: Int = 1) -> CurlInputFactory {
+/// A factory with short timeouts, so failure tests finish in seconds. Three seconds without a byte count as a stall:
+/// with one, opening a file from the test server failed on a loaded CI machine; the stall tests ask for one.
+func quickFactory(bufferSize: Int = 256 * 1024, lowSpeedTime: Int = 3) -> CurlInputFactory {
     CurlInputFactory(configuration: HTTPConfiguration(connectTimeout: 2, lowSpeedTime: lowSpeedTime,
                                                       requestTimeout: nil),
                      bufferSize: bufferSize)
