@@ -35,8 +35,9 @@ public final class LibraryDatabase: Sendable {
         }
     }
 
-    /// Opens (creating it and its parent directories) the database file in WAL mode and migrates it.
-    public init(path: String) throws {
+    /// Opens (creating it and its parent directories) the database file in WAL mode and migrates it. `afterIndexing`
+    /// runs on the indexer's thread each time it has brought the derived tables up to date (`LibraryIndexer`).
+    public init(path: String, afterIndexing: @escaping @Sendable () -> Void = {}) throws {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         var configuration = Configuration()
@@ -57,7 +58,7 @@ public final class LibraryDatabase: Sendable {
             try Self.repairIndexes(pool)
             pool.add(transactionObserver: commits, extent: .databaseLifetime)
             writer = pool
-            indexer = LibraryIndexer(writer: pool)
+            indexer = LibraryIndexer(writer: pool, whenDone: afterIndexing)
             indexer.request()
         } catch let error as GRDB.DatabaseError {
             throw OpenError.notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")

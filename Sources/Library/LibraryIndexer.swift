@@ -8,9 +8,11 @@ import Synchronization
 /// (`WalkRanks`), then each folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the
 /// tag counts (`TagPresence`). Asks coming while it works make it look again when done. Queries are right
 /// meanwhile, only slower; writers never wait for a long transaction of it. It pauses while an update job runs (the
-/// job changes what it would rank, and a rescan right after an update ran half as fast beside it).
+/// job changes what it would rank, and a rescan right after an update ran half as fast beside it). When a run that
+/// did work ends, it calls `whenDone` on its thread.
 final class LibraryIndexer: Sendable {
     private let writer: any DatabaseWriter
+    private let whenDone: @Sendable () -> Void
     private struct State {
         var running = false
         var again = false
@@ -19,8 +21,9 @@ final class LibraryIndexer: Sendable {
     }
     private let state = Mutex(State())
 
-    init(writer: any DatabaseWriter) {
+    init(writer: any DatabaseWriter, whenDone: @escaping @Sendable () -> Void = {}) {
         self.writer = writer
+        self.whenDone = whenDone
     }
 
     func request() {
@@ -35,14 +38,16 @@ final class LibraryIndexer: Sendable {
         }
         guard start else { return }
         Thread.detachNewThread { [self] in
+            var worked = false
             repeat {
-                while state.withLock({ !$0.stopped && $0.paused == 0 }), (try? step()) == true {}
+                while state.withLock({ !$0.stopped && $0.paused == 0 }), (try? step()) == true { worked = true }
             } while state.withLock { state in
                 let again = state.again && !state.stopped && state.paused == 0
                 state.again = false
                 if !again { state.running = false }
                 return again
             }
+            if worked { whenDone() }
         }
     }
 

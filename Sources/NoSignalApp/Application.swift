@@ -197,7 +197,9 @@ public struct Application {
         guard !config.musicDirectory.isEmpty else { return nil }
         let database: LibraryDatabase
         do {
-            database = try LibraryDatabase(path: config.dbFile)
+            // What an update or a sync ran (the scanner, the indexer) is not run again until the next one.
+            database = try LibraryDatabase(path: config.dbFile,
+                                           afterIndexing: { MemoryPolicy.dropCode(after: "the library's indexing") })
         } catch {
             logger.critical("\(error)")
             throw ExitCodeError.failure

@@ -370,27 +370,45 @@ def resident_code_kb(pid):
     return total
 
 
-@check("two seconds after start the executable's code leaves the page tables, and what runs comes back from the file")
+@check("the executable's code leaves the page tables two seconds after start and after an update's indexing, and "
+       "what runs comes back from the file")
 def code_drop(_):
     s = Server('log_level "verbose"\n')
-    try:
-        pattern = re.compile(r"the executable's code left the page tables \((\d+) kB were resident\)")
-        deadline, match = time.time() + 20, None
-        while match is None and time.time() < deadline:
+
+    def drops(after):
+        """The resident kB the verbose log gives for each code drop after `after`."""
+        pattern = re.compile(f"after {re.escape(after)} the executable's code left the page tables "
+                             r"\((\d+) kB were resident\)")
+        with open(s.log.name) as f:
+            return [int(kb) for kb in pattern.findall(f.read())]
+
+    def wait_for_drop(after, count):
+        deadline = time.time() + 20
+        while len(drops(after)) < count and time.time() < deadline:
             time.sleep(0.2)
-            with open(s.log.name) as f:
-                match = pattern.search(f.read())
-        expect(match, "no code drop in the verbose log")
-        before, after = int(match.group(1)), resident_code_kb(s.proc.pid)
+        expect(len(drops(after)) >= count, f"no code drop after {after} in the verbose log")
+        return drops(after)[-1]
+
+    try:
+        before, after = wait_for_drop("start-up", 1), resident_code_kb(s.proc.pid)
         # What runs between the drop and the count (an idle server's timers) comes back, little else.
         expect(0 < after < before / 2, f"resident code {before} kB before the drop, {after} kB after")
         # Code not run since start-up still works: it comes back from the file.
         code, out = s.mpc("status")
         expect(code == 0 and "volume:100%" in out, out)
-        c = s.client()
-        expect(c.stats()["songs"] == "0" and c.listallinfo() == [], "stats and listallinfo after the drop")
-        c.close()
         expect(resident_code_kb(s.proc.pid) > after, "the code run after the drop did not come back")
+        # An update runs the scanner and the indexer: their code leaves again once the indexer is done.
+        indexed = len(drops("the library's indexing"))
+        for name in ("one", "two"):
+            make_sine(os.path.join(s.dir, "music", f"{name}.flac"), 1)
+        code, out = s.mpc("update", "--wait")
+        expect(code == 0, out)
+        before = wait_for_drop("the library's indexing", indexed + 1)
+        after = resident_code_kb(s.proc.pid)
+        expect(0 < after < before / 2, f"resident code {before} kB before the drop after indexing, {after} kB after")
+        c = s.client()
+        expect(c.stats()["songs"] == "2" and len(c.listallinfo()) == 2, "stats and listallinfo after the drop")
+        c.close()
     finally:
         s.stop()
 
