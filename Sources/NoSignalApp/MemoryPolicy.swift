@@ -84,39 +84,67 @@ enum MemoryPolicy {
     /// Returns the kB the dropped mappings had resident.
     @discardableResult
     static func dropExecutableCode() -> Int {
-        var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &path, path.count - 1)
+        var executable = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &executable, executable.count - 1)
         guard length > 0, let smaps = fopen("/proc/self/smaps", "r") else { return 0 }
         defer { fclose(smaps) }
-        let executable = String(decoding: path.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // `smaps` has ~25 lines for each of the process's ~900 mappings (thread stacks, arenas, libraries): each
+        // line is looked at as the C string `fgets` made of it, and only the executable's code mappings further
+        // (a `String` and its fields for every line cost ~50 ms of CPU).
         var candidate: (start: UInt, end: UInt)?
         var candidateResident = 0
         var dropped = 0
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), smaps) != nil {
-            var text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.last == "\n" { text.removeLast() }
-            let fields = text.split(separator: " ", omittingEmptySubsequences: true)
-            if fields.count >= 6, fields[0].contains("-"), fields[1].count == 4 {
+            let first = UInt8(bitPattern: line[0])
+            if first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") {
+                // A field of the mapping above (`Rss:       1234 kB`).
+                guard let mapping = candidate else { continue }
+                if let kB = Self.field("Rss:", of: line) {
+                    candidateResident = kB
+                } else if let anonymous = Self.field("Anonymous:", of: line) {
+                    candidate = nil
+                    guard anonymous == 0, let start = UnsafeMutableRawPointer(bitPattern: mapping.start),
+                          madvise(start, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0
+                    else { continue }
+                    dropped += candidateResident
+                }
+            } else {
                 // A mapping's first line: `start-end perms offset dev inode path`.
-                candidate = nil
-                let bounds = fields[0].split(separator: "-")
-                guard fields[1] == "r-xp", fields[5...].joined(separator: " ") == executable,
-                      bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16)
-                else { continue }
-                candidate = (start, end)
+                candidate = Self.codeMapping(line, of: executable, pathLength: length)
                 candidateResident = 0
-            } else if candidate != nil, fields.count >= 2, fields[0] == "Rss:" {
-                candidateResident = Int(fields[1]) ?? 0
-            } else if let mapping = candidate, fields.count >= 2, fields[0] == "Anonymous:" {
-                candidate = nil
-                guard fields[1] == "0", let start = UnsafeMutableRawPointer(bitPattern: mapping.start),
-                      madvise(start, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0
-                else { continue }
-                dropped += candidateResident
             }
         }
         return dropped
+    }
+
+    /// The number after `name` when `line` is that field, else nil.
+    private static func field(_ name: StaticString, of line: [CChar]) -> Int? {
+        line.withUnsafeBufferPointer { line in
+            name.withUTF8Buffer { name in
+                guard strncmp(line.baseAddress!, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),
+                              name.count) == 0 else { return nil }
+                return strtol(line.baseAddress! + name.count, nil, 10)
+            }
+        }
+    }
+
+    /// The bounds of the mapping `line` starts when it maps `executable` (`pathLength` bytes) read-only executable.
+    private static func codeMapping(_ line: [CChar], of executable: [CChar], pathLength: Int) -> (start: UInt, end: UInt)? {
+        line.withUnsafeBufferPointer { line in
+            let text = line.baseAddress!
+            var length = strlen(text)
+            if length > 0, text[length - 1] == 0x0A { length -= 1 }
+            guard length > pathLength, text[length - pathLength - 1] == 0x20,
+                  memcmp(text + length - pathLength, executable, pathLength) == 0,
+                  strstr(text, " r-xp ") != nil
+            else { return nil }
+            var end: UnsafeMutablePointer<CChar>?
+            let start = strtoul(text, &end, 16)
+            guard let dash = end, dash.pointee == 0x2D else { return nil }
+            let stop = strtoul(dash + 1, nil, 16)
+            return stop > start ? (start, stop) : nil
+        }
     }
 
     /// The process's user and system CPU time so far, in clock ticks (`/proc/self/stat` fields 14 and 15).

@@ -31,13 +31,14 @@ enum StatusCommands {
             return .idle(flags.isEmpty ? .all : flags)
         },
         CommandSpec("status", .read, 0...0) { context, _ in
-            let updatingDB = context.server.database?.updatingJobID
-            let audio = context.server.audio
+            // The server once: each `context.server.…` retained and released the server around its use.
+            let server = context.server
+            let updatingDB = server.database?.updatingJobID
             // Formatted from the store's state in place. Stopped, the player has no progress to print (the engine is
             // not asked; when it is, its lock is taken inside the store's, the order the playback effects take them).
             var response = Response(reusing: &context.spareBytes)
-            guard context.server.store.read(partition: context.client.partition, { p in
-                let progress = p.player.state == .stop ? nil : audio?.progress(partition: p.name)
+            guard server.store.read(partition: context.client.partition, { p in
+                let progress = p.player.state == .stop ? nil : server.audio?.progress(partition: p.name)
                 StatusFormatter.status(of: p, progress: progress, updatingDB: updatingDB, into: &response)
             }) else {
                 throw PlayerError.noSuchPartition(context.client.partition)
