@@ -84,6 +84,6 @@ public enum ByteText {
     }
 
     /// Whether `encode` would change these bytes.
-    @inline(__always)
+    @inlinable
     static func needsEncoding(_ byte: UInt8) -> Bool { byte == 0xF4 }
 }

@@ -51,8 +51,8 @@ public struct Response: Sendable, Equatable {
 
     /// `key: value` lines whose value has a line break (each becomes a space) or bytes a client sent that are not
     /// UTF-8 (`ByteText`: they go back as those bytes), and lines longer than `Lines` holds.
-    fileprivate mutating func appendLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>,
-                                         special: Bool) {
+    @usableFromInline
+    mutating func appendLine(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, special: Bool) {
         bytes.reserveCapacity(bytes.count + key.count + value.count + 3)
         bytes.append(contentsOf: key)
         bytes.append(0x3A)
@@ -72,7 +72,8 @@ public struct Response: Sendable, Equatable {
         bytes.replaceSubrange(start..<bytes.count, with: ByteText.encode(bytes[start..<bytes.count]))
     }
 
-    fileprivate mutating func append(_ part: UnsafeBufferPointer<UInt8>) {
+    @usableFromInline
+    mutating func append(_ part: UnsafeBufferPointer<UInt8>) {
         bytes.append(contentsOf: part)
     }
 
@@ -135,14 +136,18 @@ public struct Response: Sendable, Equatable {
 /// Lines of an answer put together in a buffer on the stack and appended to the `Response` in one piece when it
 /// fills and at the end (`Response.writeLines`). An `Array` append per line (a uniqueness and a capacity check, a
 /// call to copy) was most of the cost of a short line, and a `status` is a dozen of them.
+///
+/// The common lines (a `StaticString` key with a number or a `String`) are inlined where they are written, down to
+/// the bytes: called from the formatters' modules, each was a call with closures and copies of unknown length (~140
+/// instructions a line; inlined, the key's length is known where it is written). `@inlinable` alone left them calls.
 public struct Lines: ~Copyable {
     /// At most what `withUnsafeTemporaryAllocation` always puts on the stack (1 KiB); a larger one is put on the
     /// heap unless the runtime can tell the thread's stack has room, which it could not on NIO's threads.
-    static let capacity = 1024
+    @usableFromInline static var capacity: Int { 1024 }
     /// Room a formatted number needs at most after its key: a time, a range of two thousandths (53 bytes), `\n`.
-    private static let valueRoom = 64
-    private var text: ShortText
-    private let response: UnsafeMutablePointer<Response>
+    @usableFromInline static var valueRoom: Int { 64 }
+    @usableFromInline var text: ShortText
+    @usableFromInline let response: UnsafeMutablePointer<Response>
 
     fileprivate init(_ base: UnsafeMutablePointer<UInt8>, response: UnsafeMutablePointer<Response>) {
         text = ShortText(base)
@@ -150,13 +155,15 @@ public struct Lines: ~Copyable {
     }
 
     /// Appends what the buffer holds to the response.
-    fileprivate mutating func flush() {
+    @usableFromInline
+    mutating func flush() {
         guard text.count > 0 else { return }
         response.pointee.append(text.written)
         text.count = 0
     }
 
     /// `key: value`.
+    @inlinable @inline(__always)
     public mutating func add(_ key: StaticString, _ value: String) {
         key.withUTF8Buffer { key in Self.withUTF8(value) { line(key, $0) } }
     }
@@ -165,6 +172,7 @@ public struct Lines: ~Copyable {
         line(key, value)
     }
 
+    @inlinable @inline(__always)
     public mutating func add(_ key: StaticString, _ value: Int) {
         key.withUTF8Buffer { number($0, Int64(value)) }
     }
@@ -182,12 +190,14 @@ public struct Lines: ~Copyable {
     }
 
     /// A String's UTF-8 in place (ours are native); a bridged one is copied first.
+    @inlinable @inline(__always)
     public static func withUTF8<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         var string = string
         return string.withUTF8(body)
     }
 
+    @inlinable @inline(__always)
     mutating func line(_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
         if value.contains(where: { $0 == 0x0A || $0 == 0x0D || ByteText.needsEncoding($0) }) {
             flush()
@@ -207,7 +217,8 @@ public struct Lines: ~Copyable {
     }
 
     /// `key: ` then what `write` formats (at most `valueRoom` bytes, its newline included).
-    private mutating func formatted(_ key: UnsafeBufferPointer<UInt8>, _ write: (inout ShortText) -> Void) {
+    @inlinable @inline(__always)
+    mutating func formatted(_ key: UnsafeBufferPointer<UInt8>, _ write: (inout ShortText) -> Void) {
         if room(key.count + 2 + Self.valueRoom) {
             text.append(key)
         } else {
@@ -221,11 +232,13 @@ public struct Lines: ~Copyable {
 
     /// Makes room for `count` bytes, flushing if need be; false when they would not fit even then (the buffer is
     /// then empty).
-    private mutating func room(_ count: Int) -> Bool {
+    @inlinable @inline(__always)
+    mutating func room(_ count: Int) -> Bool {
         if text.count + count > Self.capacity { flush() }
         return count <= Self.capacity
     }
 
+    @inlinable @inline(__always)
     mutating func number(_ key: UnsafeBufferPointer<UInt8>, _ value: Int64) {
         formatted(key) { text in
             text.decimal(value)
@@ -281,21 +294,26 @@ public struct Lines: ~Copyable {
 }
 
 /// Bytes written through a pointer (the caller made room): what `Lines` puts lines together in.
+@usableFromInline
 struct ShortText {
-    private let base: UnsafeMutablePointer<UInt8>
-    fileprivate(set) var count = 0
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
 
+    @inlinable
     init(_ base: UnsafeMutablePointer<UInt8>) {
         self.base = base
     }
 
+    @inlinable
     var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    @inlinable @inline(__always)
     mutating func byte(_ value: UInt8) {
         base[count] = value
         count += 1
     }
 
     /// Bytes as they are (the caller made room for them).
+    @inlinable @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         (base + count).update(from: source, count: bytes.count)
@@ -303,6 +321,7 @@ struct ShortText {
     }
 
     /// Decimal digits without going through a `String`.
+    @inlinable @inline(__always)
     mutating func decimal(_ value: Int64) {
         // One digit, most numbers of a `status` (flags, modes, small counts).
         if value >= 0, value < 10 {
