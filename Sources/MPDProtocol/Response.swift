@@ -189,10 +189,10 @@ public struct Lines: ~Copyable {
         key.withUTF8Buffer { thousandthsRange($0, start, end) }
     }
 
-    /// A String's UTF-8 in place (ours are native); a bridged one is copied first.
+    /// A String's UTF-8 where it is (a native string's storage, a small string spilled to the stack;
+    /// `utf8.withContiguousStorageIfAvailable` went through an unspecialised generic path, ~80 instructions a call).
     @inlinable @inline(__always)
     public static func withUTF8<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         var string = string
         return string.withUTF8(body)
     }

@@ -4,36 +4,42 @@ import PlayerRuntime
 
 /// `status` with MPD's field names and order (`handle_status` in `src/command/PlayerCommands.cxx`).
 enum StatusFormatter {
-    static func status(of p: PartitionState, progress: PlaybackProgress?, updatingDB: Int?, into response: inout Response) {
+    /// Reads the state where the store keeps it (`PlayerStore.read(partition:)`), field by field: handed to a
+    /// function as a value, the whole state was copied first.
+    static func status(of state: UnsafePointer<PartitionState>, progress: PlaybackProgress?, updatingDB: Int?,
+                       into response: inout Response) {
         response.reserveCapacity(384) // the whole answer, without growing on the way
         response.writeLines { r in
-            if let volume = p.volume { r.add("volume", volume) }
-            r.add("repeat", p.options.repeat ? 1 : 0)
-            r.add("random", p.options.random ? 1 : 0)
-            r.add("single", p.options.single.rawValue)
-            r.add("consume", p.options.consume.rawValue)
-            r.add("partition", p.name)
-            r.add("playlist", Int(p.queue.version))
-            r.add("playlistlength", p.queue.count)
+            let options = state.pointee.options
+            if let volume = state.pointee.volume { r.add("volume", volume) }
+            r.add("repeat", options.repeat ? 1 : 0)
+            r.add("random", options.random ? 1 : 0)
+            r.add("single", options.single.rawValue)
+            r.add("consume", options.consume.rawValue)
+            r.add("partition", state.pointee.name)
+            r.add("playlist", Int(state.pointee.queue.version))
+            r.add("playlistlength", state.pointee.queue.count)
             // Usually 0 (MPD's default): printed without making a `String` of the float.
-            if p.options.mixrampDB == 0, p.options.mixrampDB.sign == .plus {
+            if options.mixrampDB == 0, options.mixrampDB.sign == .plus {
                 r.add("mixrampdb", 0)
             } else {
-                r.add("mixrampdb", formatFloat(p.options.mixrampDB))
+                r.add("mixrampdb", formatFloat(options.mixrampDB))
             }
-            r.add("state", p.player.state.rawValue)
-            r.add("lastloadedplaylist", p.lastLoadedPlaylist ?? "")
-            if p.options.crossfade > 0 { r.add("xfade", Int(saturating: p.options.crossfade.rounded())) }
+            let playState = state.pointee.player.state
+            r.add("state", playState.rawValue)
+            r.add("lastloadedplaylist", state.pointee.lastLoadedPlaylist ?? "")
+            if options.crossfade > 0 { r.add("xfade", Int(saturating: options.crossfade.rounded())) }
             // MPD keeps the delay as a `double` (`FloatDuration`) made from the parsed float: `0.1` prints as
             // `0.10000000149011612`.
-            if p.options.mixrampDelay > 0 { r.add("mixrampdelay", formatFloat(Double(p.options.mixrampDelay))) }
-            if let position = p.currentPosition {
+            if options.mixrampDelay > 0 { r.add("mixrampdelay", formatFloat(Double(options.mixrampDelay))) }
+            let currentPosition = state.pointee.currentPosition
+            if let position = currentPosition {
                 r.add("song", position)
-                r.add("songid", p.queue.items[position].id)
+                r.add("songid", state.pointee.queue.items[position].id)
             }
-            if p.player.state != .stop {
+            if playState != .stop {
                 // Between a command and the engine's first report the song's own facts stand in.
-                let current = p.currentPosition.map { p.queue.items[$0] }
+                let current = currentPosition.map { state.pointee.queue.items[$0] }
                 let progress = progress.flatMap { $0.id == current?.id ? $0 : nil }
                 let elapsed = progress?.elapsed ?? 0
                 let duration = progress?.duration ?? current.flatMap { item in
@@ -47,10 +53,10 @@ enum StatusFormatter {
             }
             if let updatingDB { r.add("updating_db", updatingDB) }
             // MPD 0.24 prints the player's error through `GetFullMessage`, which tidies its blanks.
-            if let error = p.player.error { r.add("error", MessageText.sanitized(error)) }
-            if let next = p.nextPosition {
+            if let error = state.pointee.player.error { r.add("error", MessageText.sanitized(error)) }
+            if let next = state.pointee.nextPosition {
                 r.add("nextsong", next)
-                r.add("nextsongid", p.queue.items[next].id)
+                r.add("nextsongid", state.pointee.queue.items[next].id)
             }
         }
     }

@@ -13,7 +13,9 @@ extension PartitionState {
         return nil
     }
 
-    /// `playlist::GetNextPosition`: what `status` shows as `nextsong`, also while stopped.
+    /// `playlist::GetNextPosition`: what `status` shows as `nextsong`, also while stopped. (Inlinable, as
+    /// `currentPosition`: `status` reads the state in place, and a call would take a copy of the whole state.)
+    @inlinable @inline(__always)
     public var nextPosition: Int? {
         guard let current = player.currentOrder, current < queue.count else { return nil }
         if options.single != .off && options.repeat { return queue.order[current] }

@@ -21,6 +21,7 @@ public struct PartitionState: Equatable, Sendable {
     }
 
     /// The position of the current song, if any.
+    @inlinable @inline(__always)
     public var currentPosition: Int? {
         guard let order = player.currentOrder, order < queue.order.count else { return nil }
         return queue.order[order]

@@ -38,7 +38,7 @@ enum StatusCommands {
             // not asked; when it is, its lock is taken inside the store's, the order the playback effects take them).
             var response = Response(reusing: &context.spareBytes)
             guard server.store.read(partition: context.client.partition, { p in
-                let progress = p.player.state == .stop ? nil : server.audio?.progress(partition: p.name)
+                let progress = p.pointee.player.state == .stop ? nil : server.audio?.progress(partition: p.pointee.name)
                 StatusFormatter.status(of: p, progress: progress, updatingDB: updatingDB, into: &response)
             }) else {
                 throw PlayerError.noSuchPartition(context.client.partition)

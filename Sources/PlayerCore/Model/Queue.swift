@@ -56,7 +56,7 @@ public struct Queue: Equatable, Sendable {
         generator = SplitMix64(seed: seed)
     }
 
-    public var count: Int { items.count }
+    @inlinable public var count: Int { items.count }
     public var isEmpty: Bool { items.isEmpty }
 
     public func position(ofID id: Int) -> Int? { items.firstIndex { $0.id == id } }
