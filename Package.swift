@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "CICUText", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         /// glibc's `mallopt` and `malloc_trim` (`<malloc.h>`), for the server's memory policy.
         .systemLibrary(name: "CMalloc"),
+        /// `accept4` and `eventfd` (the accepting thread of the protocol server).
+        .systemLibrary(name: "CSocket"),
         /// The compiler's prefetch hint (`__builtin_prefetch`), for scans over many small heap objects.
         .systemLibrary(name: "CPrefetch"),
 
@@ -75,7 +77,7 @@ let package = Package(
         /// `AudioEncoderFactory` port, sockets through Glibc on the output's own thread).
         .target(name: "AudioOutputs", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .target(name: "MPDServer", dependencies: [
-            "CPrefetch", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts",
+            "CPrefetch", "CSocket", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

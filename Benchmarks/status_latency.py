@@ -118,8 +118,10 @@ def measure(servers):
     for kind, (_, client, _) in servers.items():  # warm up
         client.roundtrips(500)
     block = 1000
-    for _ in range(ROUNDS // block):
-        for kind, (_, client, _) in servers.items():
+    # Each round the other server goes first, so neither always runs right after the pause.
+    order = list(servers.items())
+    for round_ in range(ROUNDS // block):
+        for kind, (_, client, _) in (order if round_ % 2 == 0 else order[::-1]):
             samples[kind].extend(client.roundtrips(block))
             time.sleep(PAUSE)
     stats = {}

@@ -39,22 +39,23 @@ public final class MPDService: Sendable {
 
     /// Binds every endpoint (failing if one cannot be bound), then serves until the task is cancelled.
     public func run(onBound: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
-        var channels: [any Channel] = []
+        var acceptors: [Acceptor] = []
         do {
             for endpoint in endpoints {
-                channels.append(try await bind(endpoint))
+                acceptors.append(try bind(endpoint))
                 context.logger.notice("listening on \(endpoint)")
             }
         } catch {
-            for channel in channels { try? await channel.close() }
+            for acceptor in acceptors { acceptor.stop() }
+            for acceptor in acceptors { try? await acceptor.done.get() }
             throw error
         }
-        let bound = channels
-        onBound(bound.compactMap(\.localAddress))
+        let bound = acceptors
+        onBound(bound.compactMap(\.address))
         await withTaskCancellationHandler {
-            for channel in bound { try? await channel.closeFuture.get() }
+            for acceptor in bound { try? await acceptor.done.get() }
         } onCancel: {
-            for channel in bound { channel.close(promise: nil) }
+            for acceptor in bound { acceptor.stop() }
         }
     }
 
@@ -63,10 +64,13 @@ public final class MPDService: Sendable {
     /// socket (the protocol fuzzer drives the whole server over an in-memory channel; it passes
     /// `deferredWorkDone`, called off the loop whenever a deferred command's work has finished and its result waits
     /// for the loop).
-    public func configureConnection(_ channel: any Channel, isLocal: Bool,
+    /// `descriptor` is the connection's socket when it is one (answers then go to it directly when nothing waits in
+    /// the channel).
+    public func configureConnection(_ channel: any Channel, isLocal: Bool, descriptor: CInt? = nil,
                                     deferredWorkDone: (@Sendable () -> Void)? = nil) throws {
         try channel.pipeline.syncOperations.addHandler(
-            MPDConnectionHandler(server: context, isLocal: isLocal, deferredWorkDone: deferredWorkDone))
+            MPDConnectionHandler(server: context, isLocal: isLocal, descriptor: descriptor,
+                                 deferredWorkDone: deferredWorkDone))
     }
 
     /// What a connection still has to do before it has answered all its input.
@@ -91,8 +95,17 @@ public final class MPDService: Sendable {
     /// NIO's default water marks, set explicitly: `emit` relies on the high one.
     static let writeBuffer = ChannelOptions.Types.WriteBufferWaterMark(low: 32 * 1024, high: 64 * 1024)
 
-    /// Listens on `endpoint` with a socket of our own (`ListeningSocket`: closed on exec) handed to SwiftNIO.
-    private func bind(_ endpoint: Endpoint) async throws -> any Channel {
+    /// One read of at most 16 KiB per turn of the loop (MPD reads 8 KiB): a client that pipelines megabytes is decoded
+    /// a bounded number of lines at a time, so the other connections of the loop wait no longer. Sized to what the
+    /// client sends, from 1 KiB: a channel keeps its last read buffer for the next read, and a fixed 16 KiB one made
+    /// 500 idle clients cost 19.5 KiB each (4.6 now; MPD 8.7).
+    static var receiveAllocator: AdaptiveRecvByteBufferAllocator {
+        AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: readSize)
+    }
+
+    /// Listens on `endpoint` with a socket of our own (`ListeningSocket`: closed on exec), accepting on a thread of
+    /// its own (`Acceptor`).
+    private func bind(_ endpoint: Endpoint) throws -> Acceptor {
         let isLocal: Bool
         let socket: CInt
         switch endpoint {
@@ -113,20 +126,14 @@ public final class MPDService: Sendable {
             isLocal = local
             socket = fd
         }
-        let bootstrap = ServerBootstrap(group: group)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            // One read of at most 16 KiB per turn of the loop (MPD reads 8 KiB): a client that pipelines megabytes
-            // is decoded a bounded number of lines at a time, so the other connections of the loop wait no longer.
-            // Sized to what the client sends, from 1 KiB: a channel keeps its last read buffer for the next read,
-            // and a fixed 16 KiB one made 500 idle clients cost 19.5 KiB each (4.6 now; MPD 8.7).
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
-                minimum: 64, initial: 1024, maximum: Self.readSize))
-            .childChannelOption(.maxMessagesPerRead, value: 1)
-            .childChannelOption(.writeBufferWaterMark, value: Self.writeBuffer)
-            .childChannelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture { try configureConnection(channel, isLocal: isLocal) }
+        do {
+            return try Acceptor(socket: socket, group: group, logger: context.logger) { [self] channel, descriptor in
+                try configureConnection(channel, isLocal: isLocal, descriptor: descriptor)
             }
-        return try await bootstrap.withBoundSocket(socket).get()
+        } catch {
+            close(socket)
+            throw error
+        }
     }
 }
 
@@ -188,10 +195,17 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
     private var timeoutCheck: Scheduled<Void>?
 
     private let deferredWorkDone: (@Sendable () -> Void)?
+    /// The connection's socket (nil on a channel that is not one): an answer goes to it with one `send` when nothing
+    /// waits in the channel (`write`).
+    private let descriptor: CInt?
+    /// Writes handed to the channel and not yet done: while there are any, answers queue behind them in the channel.
+    private var queuedInChannel = 0
 
-    init(server: ServerContext, isLocal: Bool, deferredWorkDone: (@Sendable () -> Void)? = nil) {
+    init(server: ServerContext, isLocal: Bool, descriptor: CInt? = nil,
+         deferredWorkDone: (@Sendable () -> Void)? = nil) {
         self.server = server
         self.isLocal = isLocal
+        self.descriptor = descriptor
         self.deferredWorkDone = deferredWorkDone
         timeout = .seconds(Int64(server.settings.connectionTimeout))
     }
@@ -231,7 +245,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
                                                   permission: isLocal ? settings.localPermissions : settings.defaultPermissions),
                               server: server)
         self.session = session
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: session.greeting)), promise: nil)
+        _ = write(ByteBuffer(bytes: session.greeting), context: context)
         lastRead = .now()
         checkTimeout(at: lastRead + timeout, context: context)
         context.fireChannelActive()
@@ -360,13 +374,35 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
 
     /// Writes and flushes what was queued, unless a command list is part way: its answer goes out whole.
     private func sendAnswers(context: ChannelHandlerContext) {
-        guard var buffer = unwritten, !closing, session?.isYielding != true else { return }
+        guard let buffer = unwritten, !closing, session?.isYielding != true else { return }
         unwritten = nil
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
-        if buffer.capacity <= Self.spareCapacity {
-            buffer.clear()
-            spare = buffer
+        var written = write(buffer, context: context)
+        if written.capacity <= Self.spareCapacity {
+            written.clear()
+            spare = written
         }
+    }
+
+    /// Writes `buffer` to the client, and returns it (its storage is kept for the next answers). With nothing
+    /// waiting in the channel it goes to the socket with one `send`: SwiftNIO's write and flush through the pipeline
+    /// were a fifth of a `status` round trip. What the socket does not take (or an error, which the channel then
+    /// meets and closes on) goes through the channel, and later answers queue behind it there until it is written.
+    @discardableResult
+    private func write(_ buffer: ByteBuffer, context: ChannelHandlerContext) -> ByteBuffer {
+        var rest = buffer
+        if let descriptor, queuedInChannel == 0 {
+            let sent = buffer.withUnsafeReadableBytes {
+                send(descriptor, $0.baseAddress, $0.count, CInt(MSG_DONTWAIT) | CInt(MSG_NOSIGNAL))
+            }
+            if sent == buffer.readableBytes { return buffer }
+            if sent > 0 { rest.moveReaderIndex(forwardBy: sent) }
+        }
+        queuedInChannel += 1
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        promise.futureResult.whenComplete { _ in bound.value.queuedInChannel -= 1 }
+        context.writeAndFlush(wrapOutboundOut(rest), promise: promise)
+        return rest
     }
 
     /// The largest buffer kept for the next answers (`spare`): most answers fit; a long listing's does not stay.
@@ -390,6 +426,8 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
             unwritten = nil
             closing = true
             if let pending {
+                // Through the channel, after whatever waits there, then closed.
+                queuedInChannel += 1
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(pending)).whenComplete { _ in channel.close(promise: nil) }
             } else {
