@@ -374,27 +374,27 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
 
     /// Writes and flushes what was queued, unless a command list is part way: its answer goes out whole.
     private func sendAnswers(context: ChannelHandlerContext) {
-        guard let buffer = unwritten, !closing, session?.isYielding != true else { return }
+        guard var buffer = unwritten, !closing, session?.isYielding != true else { return }
         unwritten = nil
-        var written = write(buffer, context: context)
-        if written.capacity <= Self.spareCapacity {
-            written.clear()
-            spare = written
+        // Sent whole, the buffer is this handler's alone again: its storage is kept for the next answers.
+        if write(buffer, context: context), buffer.capacity <= Self.spareCapacity {
+            buffer.clear()
+            spare = buffer
         }
     }
 
-    /// Writes `buffer` to the client, and returns it (its storage is kept for the next answers). With nothing
-    /// waiting in the channel it goes to the socket with one `send`: SwiftNIO's write and flush through the pipeline
-    /// were a fifth of a `status` round trip. What the socket does not take (or an error, which the channel then
-    /// meets and closes on) goes through the channel, and later answers queue behind it there until it is written.
+    /// Writes `buffer` to the client; true when the socket took it whole at once. With nothing waiting in the channel
+    /// it goes to the socket with one `send`: SwiftNIO's write and flush through the pipeline were a fifth of a
+    /// `status` round trip. What the socket does not take (or an error, which the channel then meets and closes on)
+    /// goes through the channel, and later answers queue behind it there until it is written.
     @discardableResult
-    private func write(_ buffer: ByteBuffer, context: ChannelHandlerContext) -> ByteBuffer {
+    private func write(_ buffer: ByteBuffer, context: ChannelHandlerContext) -> Bool {
         var rest = buffer
         if let descriptor, queuedInChannel == 0 {
             let sent = buffer.withUnsafeReadableBytes {
                 send(descriptor, $0.baseAddress, $0.count, CInt(MSG_DONTWAIT) | CInt(MSG_NOSIGNAL))
             }
-            if sent == buffer.readableBytes { return buffer }
+            if sent == buffer.readableBytes { return true }
             if sent > 0 { rest.moveReaderIndex(forwardBy: sent) }
         }
         queuedInChannel += 1
@@ -402,7 +402,7 @@ final class MPDConnectionHandler: ChannelDuplexHandler {
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         promise.futureResult.whenComplete { _ in bound.value.queuedInChannel -= 1 }
         context.writeAndFlush(wrapOutboundOut(rest), promise: promise)
-        return rest
+        return false
     }
 
     /// The largest buffer kept for the next answers (`spare`): most answers fit; a long listing's does not stay.
