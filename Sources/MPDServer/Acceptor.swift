@@ -142,18 +142,17 @@ final class Acceptor: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
         }
         guard got == 0 else { return nil }
+        func read<Address>(_ type: Address.Type) -> Address {
+            withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: type, capacity: 1) { $0.pointee } }
+        }
         switch CInt(storage.ss_family) {
         case AF_INET:
-            let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee } }
-            return SocketAddress(address, host: "")
+            return SocketAddress(read(sockaddr_in.self), host: "")
         case AF_INET6:
-            let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee } }
-            return SocketAddress(address, host: "")
+            return SocketAddress(read(sockaddr_in6.self), host: "")
         case AF_UNIX:
-            let path = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_un.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sun_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                }
+            let path = withUnsafeBytes(of: read(sockaddr_un.self).sun_path) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
             return try? SocketAddress(unixDomainSocketPath: path)
         default:

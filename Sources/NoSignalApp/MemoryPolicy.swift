@@ -123,15 +123,16 @@ enum MemoryPolicy {
     private static func field(_ name: StaticString, of line: [CChar]) -> Int? {
         line.withUnsafeBufferPointer { line in
             name.withUTF8Buffer { name in
-                guard strncmp(line.baseAddress!, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),
-                              name.count) == 0 else { return nil }
+                let prefix = UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self)
+                guard strncmp(line.baseAddress!, prefix, name.count) == 0 else { return nil }
                 return strtol(line.baseAddress! + name.count, nil, 10)
             }
         }
     }
 
     /// The bounds of the mapping `line` starts when it maps `executable` (`pathLength` bytes) read-only executable.
-    private static func codeMapping(_ line: [CChar], of executable: [CChar], pathLength: Int) -> (start: UInt, end: UInt)? {
+    private static func codeMapping(_ line: [CChar], of executable: [CChar],
+                                    pathLength: Int) -> (start: UInt, end: UInt)? {
         line.withUnsafeBufferPointer { line in
             let text = line.baseAddress!
             var length = strlen(text)
