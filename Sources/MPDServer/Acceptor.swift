@@ -81,6 +81,7 @@ final class Acceptor: Sendable {
         func run() {
             var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            var failing = false
             while true {
                 guard poll(&fds, 2, -1) >= 0 else {
                     if errno == EINTR { continue }
@@ -92,15 +93,16 @@ final class Acceptor: Sendable {
                     logger.error("the listening socket failed; no more connections are accepted on it")
                     return
                 }
-                acceptWaiting()
+                acceptWaiting(failing: &failing)
             }
         }
 
-        /// Accepts until the backlog is empty.
-        private func acceptWaiting() {
+        /// Accepts until the backlog is empty. `failing`: the last accept failed (and was logged).
+        private func acceptWaiting(failing: inout Bool) {
             while true {
                 let fd = accept4(socket, nil, nil, CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue))
                 if fd >= 0 {
+                    failing = false
                     hand(fd)
                     continue
                 }
@@ -110,8 +112,9 @@ final class Acceptor: Sendable {
                 case EINTR, ECONNABORTED, EPROTO:
                     continue
                 default:
-                    // EMFILE, ENFILE, ENOBUFS, ENOMEM: the connection waits in the backlog.
-                    logger.warning("cannot accept a connection: \(String(cString: strerror(errno)))")
+                    // EMFILE, ENFILE, ENOBUFS, ENOMEM: the connection waits in the backlog. Said once a spell.
+                    if !failing { logger.warning("cannot accept a connection: \(String(cString: strerror(errno)))") }
+                    failing = true
                     usleep(100_000)
                     return
                 }
