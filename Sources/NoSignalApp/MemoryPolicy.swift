@@ -82,8 +82,7 @@ enum MemoryPolicy {
     /// written, such as a debugger's breakpoint, is an anonymous copy and would be lost: such a mapping is left
     /// alone). `Private_Dirty` does not tell: it counts the file's own pages while they wait to be written back.
     /// Returns the kB the dropped mappings had resident.
-    @discardableResult
-    static func dropExecutableCode() -> Int {
+    private static func dropExecutableCode() -> Int {
         var executable = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &executable, executable.count - 1)
         guard length > 0, let smaps = fopen("/proc/self/smaps", "r") else { return 0 }
