@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A failing test run ends with its failures again, so the last lines of a CI log name them.
 FAILURES = || { grep -E '✘|error:|FAIL' $(1) | tail -40; exit 1; }
 
-.PHONY: run build release test unit-tests client-tests bench fuzz soak demo deps test-deps clean install uninstall
+.PHONY: run build release test unit-tests client-tests bench bench-noise fuzz soak demo deps test-deps clean install uninstall
 
 deps:
 	@scripts/install-deps.sh build
@@ -50,15 +50,33 @@ test: test-deps
 	/usr/bin/python3 Tests/Clients/snapcast_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Soak/soak.py .build/debug/nosignal --quick
 
-## Side-by-side benchmarks against real MPD, reported as ratios.
+## Side-by-side benchmarks against real MPD, reported as ratios, ending with one table of every row (`summary.py`) with
+## the noise of any `make bench-noise` runs beside it. The rows are kept in .build/bench/run-*.jsonl.
+STAMP := $(shell date +%Y%m%d-%H%M%S)
+BENCH = .build/release/nosignal
 bench: test-deps release
-	/usr/bin/python3 Benchmarks/status_latency.py .build/release/nosignal
-	/usr/bin/python3 Benchmarks/library_bench.py .build/release/nosignal
-	/usr/bin/python3 Benchmarks/scale_bench.py .build/release/nosignal
-	/usr/bin/python3 Benchmarks/playback_bench.py .build/release/nosignal
-	/usr/bin/python3 Benchmarks/netease_search_bench.py .build/release/nosignal
-	/usr/bin/python3 Benchmarks/netease_playback_bench.py .build/release/nosignal
-	/usr/bin/python3 Benchmarks/reliability_bench.py .build/release/nosignal
+	@mkdir -p .build/bench
+	export NOSIGNAL_BENCH_RESULTS=$(CURDIR)/.build/bench/run-$(STAMP).jsonl; \
+	/usr/bin/python3 Benchmarks/status_latency.py $(BENCH) && \
+	/usr/bin/python3 Benchmarks/library_bench.py $(BENCH) && \
+	/usr/bin/python3 Benchmarks/scale_bench.py $(BENCH) && \
+	/usr/bin/python3 Benchmarks/playback_bench.py $(BENCH) && \
+	/usr/bin/python3 Benchmarks/netease_search_bench.py $(BENCH) && \
+	/usr/bin/python3 Benchmarks/netease_playback_bench.py $(BENCH) && \
+	/usr/bin/python3 Benchmarks/reliability_bench.py $(BENCH)
+	/usr/bin/python3 Benchmarks/summary.py .build/bench/run-$(STAMP).jsonl $(wildcard .build/bench/noise-*.jsonl)
+
+## The machine's noise: the same side-by-side rows with real MPD in NoSignal's place (`Benchmarks/mpd_as_nosignal.py`),
+## kept in .build/bench/noise-*.jsonl for `make bench`'s table. Run it twice for a range.
+bench-noise: test-deps
+	@mkdir -p .build/bench
+	export NOSIGNAL_BENCH_RESULTS=$(CURDIR)/.build/bench/noise-$(STAMP).jsonl; \
+	/usr/bin/python3 Benchmarks/status_latency.py Benchmarks/mpd_as_nosignal.py && \
+	/usr/bin/python3 Benchmarks/library_bench.py Benchmarks/mpd_as_nosignal.py && \
+	/usr/bin/python3 Benchmarks/scale_bench.py Benchmarks/mpd_as_nosignal.py && \
+	/usr/bin/python3 Benchmarks/playback_bench.py Benchmarks/mpd_as_nosignal.py && \
+	/usr/bin/python3 Benchmarks/reliability_bench.py Benchmarks/mpd_as_nosignal.py --only crowd,list
+	/usr/bin/python3 Benchmarks/summary.py .build/bench/noise-$(STAMP).jsonl
 
 ## NoSignal with a fake NetEase account (offline): the fake server and the server on 127.0.0.1:6600.
 demo: test-deps

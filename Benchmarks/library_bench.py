@@ -59,6 +59,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_results  # noqa: E402
+
 ARGS = None
 
 
@@ -480,6 +483,11 @@ def measure(kind, small_tree, large_tree):
     return results
 
 
+def value_unit(metric):
+    """The unit of a metric's value: KiB of memory, or seconds."""
+    return "KiB" if metric.startswith("rss") else "s"
+
+
 def format_value(metric, value):
     if isinstance(value, str):
         return value
@@ -531,6 +539,8 @@ def main():
             line += f"   NoSignal {format_value(metric, other):>12s}"
             if not isinstance(mpd, str) and not isinstance(other, str) and mpd:
                 line += f"   ratio {other / mpd:6.2f}×"
+                if metric != "settle":  # informative: the work an update leaves behind, not a cost to compare
+                    bench_results.record("library", metric, mpd, other, value_unit(metric))
         elif "nosignal" in kinds:
             line += "   NoSignal skipped"
         print(line)

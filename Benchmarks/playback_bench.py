@@ -23,6 +23,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_results  # noqa: E402
 import library_bench  # noqa: E402
 
 ARGS = None
@@ -162,6 +163,7 @@ def main():
             print(f"{label:34} {'-':>10} {'-':>10}   (not measured)")
             continue
         print(f"{label:34} {a * scale:9.3f}{unit:>1} {b * scale:9.3f}{unit:>1} {b / a if a else float('inf'):6.2f}×")
+        bench_results.record("playback", key, a, b, "KiB" if key == "rss" else "s")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_results  # noqa: E402
 import library_bench  # noqa: E402
 from library_bench import Ack, make_library  # noqa: E402
 
@@ -398,6 +399,9 @@ class RssSampler:
 
 def record(section, metric, values, unit):
     SUMMARY.append((section, metric, values.get("mpd"), values.get("nosignal"), unit))
+    if section in ("crowd", "list") and unit:  # costs (counts such as errors are checked, not compared)
+        stored = {"MiB": "KiB", "ms": "s"}.get(unit, unit)  # the unit of the values (`fmt` scales them for print)
+        bench_results.record("reliability", f"{section} {metric}", values.get("mpd"), values.get("nosignal"), stored)
 
 
 def fmt(value, unit):

@@ -23,6 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_results  # noqa: E402
 import library_bench as lb  # noqa: E402
 
 METRICS = ("update", "rss", "search", "search1", "find", "find1", "list", "list1")
@@ -76,6 +77,7 @@ def main():
             line += f"   NoSignal {lb.format_value(metric, ours) if ours is not None else '-':>12s}"
             if mpd and ours is not None:
                 line += f"   ratio {ours / mpd:6.2f}×"
+                bench_results.record("scale", f"{metric} {size}", mpd, ours, lb.value_unit(metric))
             print(line)
     print(f"(total {time.time() - started:.0f} s)")
 

@@ -28,6 +28,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_results  # noqa: E402
+
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/nosignal")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
 IDLERS = int(sys.argv[3]) if len(sys.argv) > 3 else 500
@@ -113,7 +116,7 @@ def idle_clients(port, count):
     return clients
 
 
-def measure(servers):
+def measure(servers, label):
     samples = {kind: [] for kind in servers}
     for kind, (_, client, _) in servers.items():  # warm up
         client.roundtrips(500)
@@ -131,6 +134,8 @@ def measure(servers):
         print(f"  {kind:9s} median {stats[kind][0]:8.1f} µs   p99 {stats[kind][1]:8.1f} µs")
     print(f"  ratio NoSignal/MPD: median {stats['nosignal'][0] / stats['mpd'][0]:.2f}×, "
           f"p99 {stats['nosignal'][1] / stats['mpd'][1]:.2f}×  (below 1 = NoSignal faster)")
+    for index, name in enumerate(("median", "p99")):
+        bench_results.record("status", f"{label} {name}", stats["mpd"][index], stats["nosignal"][index], "µs")
 
 
 def pin(pid, cpus):
@@ -156,7 +161,7 @@ def measure_pinned(servers):
                 pin(proc.pid, {cpu})
             time.sleep(0.2)
             print(f"placement fixed: clients on CPU {client}, both servers {label} ({cpu}), idle clients still there")
-            measure(servers)
+            measure(servers, "idle, pinned " + ("same CPU" if cpu == client else "other CPU"))
     finally:
         for proc, c, _ in servers.values():
             pin(proc.pid, set(allowed))
@@ -168,12 +173,12 @@ def main():
     idlers = []
     try:
         print(f"status round trip, {ROUNDS} requests each, one connection from a client process per server, loopback")
-        measure(servers)
+        measure(servers, "round trip")
         for _, _, port in servers.values():
             idlers += idle_clients(port, IDLERS)
         time.sleep(1)
         print(f"the same with {IDLERS} more connections to each server waiting in `idle`")
-        measure(servers)
+        measure(servers, f"{IDLERS} idle")
         measure_pinned(servers)
     finally:
         for c in idlers:
