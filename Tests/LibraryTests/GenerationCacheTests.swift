@@ -54,4 +54,29 @@ struct GenerationCacheTests {
         #expect(cache.value(0, generation: 1) == nil)
         for key in 1..<21 { #expect(cache.value(key, generation: 1) == [key]) }
     }
+
+    @Test func usesAndEmptyValuesStayBoundedWhileTheCacheIsNotFull() {
+        let cache = GenerationCache<Int, Int>(largest: 10, capacity: 1000)
+        for key in 0..<3 { cache.store([key], for: key, generation: 1) }
+        // A client polling the same few folders: the cache never fills, so nothing is evicted.
+        for round in 0..<100_000 { _ = cache.value(round % 3, generation: 1) }
+        let (entries, queued) = cache.counts
+        #expect(entries == 3)
+        #expect(queued <= 2 * 3 + 64 + 1, "the queue of uses grew with every hit: \(queued)")
+        // The order survives the rebuilds: the last round used 0, then 1 and 2 are used, so 0 is the oldest.
+        _ = cache.value(1, generation: 1)
+        _ = cache.value(2, generation: 1)
+        for key in 3..<1000 { cache.store([key], for: key, generation: 1) }  // 999 records: full
+        cache.store([1000], for: 1000, generation: 1)  // one goes: the least recently used, 0
+        #expect(cache.value(0, generation: 1) == nil)
+        #expect(cache.value(1, generation: 1) == [1])
+        #expect(cache.value(2, generation: 1) == [2])
+
+        // Searches that find nothing: each empty value counts as a record, so they cannot pile up.
+        let empty = GenerationCache<Int, Int>(largest: 10, capacity: 100)
+        for key in 0..<10_000 { empty.store([], for: key, generation: 1) }
+        #expect(empty.counts.entries == 100)
+        #expect(empty.value(9_999, generation: 1) == [])
+        #expect(empty.value(0, generation: 1) == nil)
+    }
 }
