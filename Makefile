@@ -76,7 +76,7 @@ bench-noise: test-deps
 	/usr/bin/python3 Benchmarks/scale_bench.py Benchmarks/mpd_as_nosignal.py && \
 	/usr/bin/python3 Benchmarks/playback_bench.py Benchmarks/mpd_as_nosignal.py && \
 	/usr/bin/python3 Benchmarks/reliability_bench.py Benchmarks/mpd_as_nosignal.py --only crowd,list
-	/usr/bin/python3 Benchmarks/summary.py .build/bench/noise-$(STAMP).jsonl
+	/usr/bin/python3 Benchmarks/summary.py --noise-run .build/bench/noise-$(STAMP).jsonl
 
 ## NoSignal with a fake NetEase account (offline): the fake server and the server on 127.0.0.1:6600.
 demo: test-deps
