@@ -47,6 +47,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_until_listening(port, seconds=120):
+    """Returns once a server (slow to start under valgrind) accepts connections on `port`."""
+    for _ in range(int(seconds * 5)):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+
+
 def roundtrips(port, command, count):
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -86,12 +96,7 @@ def profile(commands, rounds, at_start):
                               env=dict(os.environ, HOME=d), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     control = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_until_listening(port)
         if not at_start:
             for command in commands:
                 roundtrips(port, command, 50)

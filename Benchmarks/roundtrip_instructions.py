@@ -22,7 +22,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hot_sections import free_port, roundtrips  # noqa: E402
+from hot_sections import free_port, roundtrips, wait_until_listening  # noqa: E402
+from status_latency import write_config  # noqa: E402
 
 
 def total_instructions(path):
@@ -35,16 +36,8 @@ def total_instructions(path):
 
 def count(kind, binary, commands, rounds, idle):
     d = tempfile.mkdtemp(prefix=f"roundtrip-{kind}-")
-    os.makedirs(f"{d}/music")
-    os.makedirs(f"{d}/playlists")
     port = free_port()
-    conf = f"{d}/server.conf"
-    with open(conf, "w") as f:
-        f.write(f'music_directory "{d}/music"\nplaylist_directory "{d}/playlists"\nbind_to_address "127.0.0.1"\n'
-                f'port "{port}"\nmax_connections "2000"\n'
-                'audio_output {\n type "null"\n name "null"\n mixer_type "software"\n}\n')
-        if kind == "mpd":
-            f.write(f'db_file "{d}/db"\nzeroconf_enabled "no"\n')
+    conf = write_config(kind, d, port)
     command = ["mpd", "--no-daemon", conf] if kind == "mpd" else [binary, "--config", conf]
     out = f"{d}/callgrind.out"
     server = subprocess.Popen(["valgrind", "--tool=callgrind", "--instr-atstart=no",
@@ -54,12 +47,7 @@ def count(kind, binary, commands, rounds, idle):
     idlers = []
     results = {}
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_until_listening(port)
         for _ in range(idle):
             c = socket.create_connection(("127.0.0.1", port), timeout=30)
             c.recv(64)

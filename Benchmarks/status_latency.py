@@ -31,9 +31,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_results  # noqa: E402
 
-BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/nosignal")
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
-IDLERS = int(sys.argv[3]) if len(sys.argv) > 3 else 500
+BINARY = ".build/release/nosignal"
+ROUNDS = 20000
+IDLERS = 500
 PAUSE = float(os.environ.get("PAUSE", "0.05"))
 
 
@@ -43,11 +43,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(kind):
-    d = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+def write_config(kind, d, port):
+    """A configuration for `kind` in the fresh directory `d` (empty music directory, null output, software mixer,
+    max_connections 2000) listening on `port`; returns its path."""
     os.makedirs(f"{d}/music")
     os.makedirs(f"{d}/playlists")
-    port = free_port()
     conf = f"{d}/{kind}.conf"
     with open(conf, "w") as f:
         f.write(f'music_directory "{d}/music"\nplaylist_directory "{d}/playlists"\n'
@@ -55,6 +55,13 @@ def start(kind):
                 'audio_output {\n type "null"\n name "null"\n mixer_type "software"\n}\n')
         if kind == "mpd":
             f.write(f'db_file "{d}/db"\nzeroconf_enabled "no"\n')
+    return conf
+
+
+def start(kind):
+    d = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+    port = free_port()
+    conf = write_config(kind, d, port)
     cmd = ["mpd", "--no-daemon", conf] if kind == "mpd" else [BINARY, "--config", conf]
     proc = subprocess.Popen(cmd, env=dict(os.environ, HOME=d), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -169,6 +176,10 @@ def measure_pinned(servers):
 
 
 def main():
+    global BINARY, ROUNDS, IDLERS
+    BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else BINARY)
+    ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else ROUNDS
+    IDLERS = int(sys.argv[3]) if len(sys.argv) > 3 else IDLERS
     servers = {kind: start(kind) for kind in ("mpd", "nosignal")}
     idlers = []
     try:
