@@ -13,7 +13,7 @@ import Synchronization
 /// a scan of every entry: `add` of a large folder stores a hundred directories one after another. A use of a key
 /// leaves its earlier uses in the queue stale; once stale uses outnumber the entries the queue is rebuilt from the
 /// live ones. (Before, only evictions dropped them, so while the cache was not full every hit added 72 bytes for
-/// good: 5 MB after a crowd of 500 clients' 75,000 `find`s, which stayed after they left.)
+/// good: a 9.5 MB array, 5 MB of it resident, after a crowd of 500 clients' 75,000 `find`s, kept after they left.)
 final class GenerationCache<Key: Hashable & Sendable, Record: Sendable>: Sendable {
     let largest: Int
     let capacity: Int
