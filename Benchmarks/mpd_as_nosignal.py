@@ -4,16 +4,16 @@
 Usage: any benchmark with this file as the NoSignal binary, e.g.
     Benchmarks/status_latency.py Benchmarks/mpd_as_nosignal.py
 (`make bench-noise` runs the MPD-comparable benchmarks so). Takes NoSignal's command line (`--config FILE`), writes
-FILE's MPD-compatible part next to it (without NoSignal's own settings: `data_directory`, `cache_directory`, the
-`netease` block; with a `db_file` and `zeroconf_enabled "no"` when FILE has none) and replaces itself with `mpd
---no-daemon --stderr` on it, so the benchmark's process id, memory and CPU readings are MPD's. A ratio it reports is
-MPD against MPD: how far from 1.0 the same server lands on this machine in that row.
+FILE's MPD-compatible part next to it (without NoSignal's own settings: `data_directory`, `cache_directory`,
+`http_port`, the `netease` block; with a `db_file` and `zeroconf_enabled "no"` when FILE has none) and replaces
+itself with `mpd --no-daemon --stderr` on it, so the benchmark's process id, memory and CPU readings are MPD's. A
+ratio it reports is MPD against MPD: how far from 1.0 the same server lands on this machine in that row.
 """
 import os
 import sys
 
-NOSIGNAL_ONLY = {"data_directory", "cache_directory", "log_level_netease"}
-NOSIGNAL_BLOCKS = {"netease", "lyrics", "web"}
+NOSIGNAL_ONLY = {"data_directory", "cache_directory", "http_port"}
+NOSIGNAL_BLOCKS = {"netease"}
 
 
 def mpd_config(lines, directory):
