@@ -1,10 +1,12 @@
 import GRDB
 import GRDBSQLite
 
-/// A cached GRDB statement bound and stepped through SQLite's C API (values are copied by SQLite).
+/// A cached GRDB statement bound and stepped through SQLite's C API (values are copied by SQLite, except those bound
+/// with `bindBorrowed`).
 struct FastStatement {
     private let handle: OpaquePointer
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let borrowed = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
     init(_ db: Database, _ sql: String) throws {
         handle = try db.cachedStatement(sql: sql).sqliteStatement
@@ -42,6 +44,18 @@ struct FastStatement {
             } else {
                 _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
             }
+        }
+    }
+
+    /// Binds UTF-8 text that SQLite reads in place (`SQLITE_STATIC`): the bytes must stay where they are until the
+    /// statement has been stepped and reset, and every such parameter must be bound again before the next step. Saves
+    /// SQLite's copy (an allocation, a copy and a free per value: most of a `bind` of a short tag value).
+    func bindBorrowed(_ index: Int32, _ bytes: UnsafeRawBufferPointer) {
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            _ = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                                  Self.borrowed)
+        } else {
+            _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
         }
     }
 

@@ -21,9 +21,9 @@ enum FolderSongs {
         try db.execute(sql: """
             CREATE TABLE \(table) (directory_id INTEGER PRIMARY KEY REFERENCES directory(id) ON DELETE CASCADE,
                 songs BLOB NOT NULL);
-            CREATE TRIGGER folder_songs_insert AFTER INSERT ON song WHEN NEW.directory_id IS NOT NULL BEGIN
-                DELETE FROM \(table) WHERE directory_id = NEW.directory_id;
-            END;
+            """)
+        try createInsertTrigger(db)
+        try db.execute(sql: """
             CREATE TRIGGER folder_songs_delete AFTER DELETE ON song WHEN OLD.directory_id IS NOT NULL BEGIN
                 DELETE FROM \(table) WHERE directory_id = OLD.directory_id;
             END;
@@ -31,6 +31,18 @@ enum FolderSongs {
                 WHEN OLD.directory_id IS NOT NULL OR NEW.directory_id IS NOT NULL BEGIN
                 DELETE FROM \(table) WHERE directory_id IN (OLD.directory_id, NEW.directory_id);
             END;
+            """)
+    }
+
+    /// The trigger for inserted songs. An update in bulk mode drops it while it writes, with every blob
+    /// (`LibraryDatabase.dropForBulk`), and creates it again when it ends.
+    static let insertTrigger = "folder_songs_insert"
+
+    static func createInsertTrigger(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TRIGGER IF NOT EXISTS \(insertTrigger) AFTER INSERT ON song WHEN NEW.directory_id IS NOT NULL BEGIN
+                DELETE FROM \(table) WHERE directory_id = NEW.directory_id;
+            END
             """)
     }
 

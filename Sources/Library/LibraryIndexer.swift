@@ -3,9 +3,8 @@ import GRDB
 import Synchronization
 
 /// Brings what the library derives from its songs up to date on a thread of its own, a chunk per transaction,
-/// whenever asked (after an update job or a remote sync, at start-up): first the `(tag, value)` index when an update
-/// in bulk mode dropped it (`ScanWriter`; one transaction, ~0.8 s at 100,000 songs), then the walk ranks
-/// (`WalkRanks`), then each folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the
+/// whenever asked (after an update job or a remote sync, at start-up): first the indexes an update in bulk mode
+/// dropped (`ScanWriter`; one transaction, ~0.8 s at 100,000 songs), then the walk ranks (`WalkRanks`), then each folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the
 /// tag counts (`TagPresence`). Asks coming while it works make it look again when done. Queries are right
 /// meanwhile, only slower; writers never wait for a long transaction of it. It pauses while an update job runs (the
 /// job changes what it would rank, and a rescan right after an update ran half as fast beside it). When a run that
@@ -53,8 +52,8 @@ final class LibraryIndexer: Sendable {
 
     /// One chunk of work; false when there was none.
     private func step() throws -> Bool {
-        if try !writer.read(LibraryDatabase.hasTagIndex) {
-            try writer.write(LibraryDatabase.createTagIndex)
+        if try !writer.read(LibraryDatabase.hasBulkIndexes) {
+            try writer.write(LibraryDatabase.createBulkIndexes)
             return true
         }
         if try !writer.read(WalkRanks.complete) { return try writer.write(WalkRanks.rankSome) }

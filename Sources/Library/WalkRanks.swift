@@ -30,6 +30,17 @@ enum WalkRanks {
             """)
     }
 
+    /// The index of songs without a rank, which `complete` and `rankSome` read. An update in bulk mode drops it while
+    /// it writes (`LibraryDatabase.dropForBulk`).
+    static let unrankedSongsIndex = "song_unranked"
+
+    static func createUnrankedSongsIndex(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX IF NOT EXISTS \(unrankedSongsIndex) ON song(directory_id)
+                WHERE walk_rank IS NULL AND directory_id IS NOT NULL
+            """)
+    }
+
     /// The indexes a scan in walk order reads (`LibraryQueries.firstInWalkOrder`): directories by rank, each one's
     /// songs by rank. `song_walk` replaces `song_directory`, its prefix.
     static func createWalkIndexes(_ db: Database) throws {

@@ -177,6 +177,79 @@ import Testing
     }
 }
 
+/// What an update in bulk mode leaves out while it writes besides the `(tag, value)` index: the index of unranked songs
+/// and the trigger that drops a folder's packed songs when a song is inserted.
+@Suite("Bulk mode (real ffmpeg, real SQLite)", .serialized)
+struct BulkModeTests {
+    static func exists(_ type: String, _ name: String, _ writer: any DatabaseWriter) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?)",
+                              arguments: [type, name]) ?? false
+        }
+    }
+
+    /// A packed folder that gets a song in an update that enters bulk mode (it more than doubles the library) is
+    /// read with that song at once; the trigger is back when the update ends, the indexes once the indexer ran.
+    @Test func aPackedFolderGettingASongInBulkModeIsReadRight() throws {
+        let fixture = try GeneratedLibrary()
+        let database = fixture.library.database
+        try database.catchUpIndexes()
+        database.stopIndexingAndWait()
+        let untagged = try #require(try database.writer.read { db in try MusicLibrary.directoryID(db, path: "Untagged") })
+        #expect(try database.writer.read { db in try FolderSongs.songs(db, in: untagged) } != nil)
+        let songsBefore = try fixture.library.stats().songs
+        let source = fixture.music + "/Untagged/silence.wav"
+        try FileManager.default.copyItem(atPath: source, toPath: fixture.music + "/Untagged/zz-new.wav")
+        try FileManager.default.createDirectory(atPath: fixture.music + "/More", withIntermediateDirectories: false)
+        for index in 0..<songsBefore {
+            try FileManager.default.copyItem(atPath: source, toPath: fixture.music + "/More/\(index).wav")
+        }
+        #expect(try fixture.library.runUpdate(uri: "", discard: false))
+
+        let writer = database.writer
+        #expect(try !LibrarySchemaTests.hasTagIndex(writer))
+        #expect(try !Self.exists("index", WalkRanks.unrankedSongsIndex, writer))
+        #expect(try Self.exists("trigger", FolderSongs.insertTrigger, writer))
+        let fresh = MusicLibrary(database: database, musicDirectory: fixture.music, inspector: FFmpegInspector(),
+                                 logger: Logger(label: "test"))
+        let rows = try writer.read { db in try MusicLibrary.Tree.rowSongs(db, in: untagged) }
+        #expect(rows.contains { $0.uri == "Untagged/zz-new.wav" })
+        #expect(try Array(fresh.songsForQueue(uri: "Untagged")) == rows)
+        #expect(try fresh.songsForQueue(uri: "More").count == songsBefore)
+
+        try database.catchUpIndexes()
+        #expect(try LibrarySchemaTests.hasTagIndex(writer))
+        #expect(try Self.exists("index", WalkRanks.unrankedSongsIndex, writer))
+        #expect(try writer.read(WalkRanks.complete))
+        #expect(try writer.read(FolderSongs.complete))
+        #expect(try writer.read { db in try FolderSongs.songs(db, in: untagged) } == rows)
+        // The trigger works again: a song inserted into the folder drops its blob.
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO song (uri, directory_id) VALUES ('Untagged/zzz.wav', ?)", arguments: [untagged])
+        }
+        #expect(try writer.read { db in try FolderSongs.songs(db, in: untagged) } == nil)
+    }
+
+    /// A process killed during an update in bulk mode gets the indexes and the trigger back when it opens the file.
+    @Test func openingPutsBackWhatBulkModeLeftOut() throws {
+        let (directory, path) = try LibrarySchemaTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in SearchIndex.register(db) }
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try LibraryDatabase.migrator.migrate(queue)
+            try queue.write(LibraryDatabase.dropForBulk)
+            #expect(try !Self.exists("index", WalkRanks.unrankedSongsIndex, queue))
+            #expect(try !Self.exists("trigger", FolderSongs.insertTrigger, queue))
+        }
+        let writer = try LibraryDatabase(path: path).writer
+        #expect(try Self.exists("index", WalkRanks.unrankedSongsIndex, writer))
+        #expect(try Self.exists("trigger", FolderSongs.insertTrigger, writer))
+        #expect(try LibrarySchemaTests.hasTagIndex(writer))
+    }
+}
+
 /// The plans SQLite makes for the search index's conditions: a song's own tag rows are read by its key. Through the
 /// `(tag, value)` index, a correlated test reads every row of the tag for each song (a search of a 91,000-song
 /// library with a fallback tag took 25 s that way).
