@@ -301,7 +301,8 @@ final class ScanWriter: @unchecked Sendable {
 
 /// A song's tag rows inserted a few per statement (`INSERT … VALUES (…), (…)`), their values read in place from one
 /// buffer: a statement's step and reset, and SQLite's copy of each bound value, cost more than a row's insert itself.
-/// By callgrind, the writer spent 97,000 instructions a song (seven tag rows) before this.
+/// By callgrind, on a first scan of 5,000 songs (seven tag rows each), the writer spent 97,000 instructions a song
+/// with a statement a row and copied values, 66,000 with this and what bulk mode leaves out.
 private struct TagInserts {
     static let rowsPerStatement = 8
     private var statements: [FastStatement?] = Array(repeating: nil, count: rowsPerStatement + 1)
