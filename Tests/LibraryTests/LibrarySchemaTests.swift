@@ -15,6 +15,20 @@ import Testing
         return (directory, directory.appendingPathComponent("database.sqlite").path)
     }
 
+    /// The database file at `path` migrated (up to `migration`, or all the way) without a `LibraryDatabase`, whose
+    /// indexer (started by opening) would work on it on its own thread.
+    static func migratedQueue(at path: String, upTo migration: String? = nil) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in SearchIndex.register(db) }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        if let migration {
+            try LibraryDatabase.migrator.migrate(queue, upTo: migration)
+        } else {
+            try LibraryDatabase.migrator.migrate(queue)
+        }
+        return queue
+    }
+
     static func hasTagIndex(_ writer: any DatabaseWriter) throws -> Bool {
         try writer.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?)",
@@ -85,10 +99,7 @@ import Testing
         let (directory, path) = try Self.temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in SearchIndex.register(db) }
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try LibraryDatabase.migrator.migrate(queue, upTo: "v9-walk-ranks")
+            let queue = try LibrarySchemaTests.migratedQueue(at: path, upTo: "v9-walk-ranks")
             try queue.write { db in
                 try db.execute(sql: "INSERT INTO directory (path, parent_id) VALUES ('a', 1)")
                 try db.execute(sql: "INSERT INTO song (uri, directory_id, duration) VALUES ('a/x.flac', 2, 1.5)")
@@ -109,22 +120,6 @@ import Testing
                                                  inspector: FFmpegInspector(), logger: Logger(label: "test"))
             .song(uri: "a/x.flac"))
         #expect(song.tags.map(\.value) == ["Tab here", "Line Break", "plain"])
-    }
-
-    @Test func openingPutsBackADroppedTagIndex() throws {
-        let (directory, path) = try Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // Made and damaged without a `LibraryDatabase`, whose indexer (started by opening) would put the index back
-        // on its own thread, racing the check below (it did once under CI load).
-        do {
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in SearchIndex.register(db) }
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try LibraryDatabase.migrator.migrate(queue)
-            try queue.write { db in try db.execute(sql: "DROP INDEX \(LibraryDatabase.tagIndexName)") }
-            #expect(try !Self.hasTagIndex(queue))
-        }
-        #expect(try Self.hasTagIndex(try LibraryDatabase(path: path).writer))
     }
 
     /// After an update in bulk mode the `(tag, value)` index is missing until the indexer builds it: answers are the
@@ -234,12 +229,12 @@ struct BulkModeTests {
     @Test func openingPutsBackWhatBulkModeLeftOut() throws {
         let (directory, path) = try LibrarySchemaTests.temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
+        // Made and damaged without a `LibraryDatabase`, whose indexer (started by opening) would put the indexes back
+        // on its own thread, racing the checks below (it did once under CI load).
         do {
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in SearchIndex.register(db) }
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try LibraryDatabase.migrator.migrate(queue)
+            let queue = try LibrarySchemaTests.migratedQueue(at: path)
             try queue.write(LibraryDatabase.dropForBulk)
+            #expect(try !LibrarySchemaTests.hasTagIndex(queue))
             #expect(try !Self.exists("index", WalkRanks.unrankedSongsIndex, queue))
             #expect(try !Self.exists("trigger", FolderSongs.insertTrigger, queue))
         }

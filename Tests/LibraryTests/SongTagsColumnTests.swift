@@ -94,10 +94,7 @@ import Testing
         let (directory, path) = try LibrarySchemaTests.temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in SearchIndex.register(db) }
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try LibraryDatabase.migrator.migrate(queue, upTo: "v11-walk-indexes")
+            let queue = try LibrarySchemaTests.migratedQueue(at: path, upTo: "v11-walk-indexes")
             try queue.write { db in
                 try db.execute(sql: "INSERT INTO directory (path, parent_id) VALUES ('a', 1)")
                 for uri in ["a/x.flac", "a/y.flac", "a/untagged.flac"] {
