@@ -23,6 +23,14 @@ public enum Tokenizer {
 
     /// `tokenize` of bytes in place (a line of the connection's input or of a command list, not copied).
     public static func tokenize(bytes: UnsafeBufferPointer<UInt8>) -> Outcome {
+        tokenize(bytes: bytes) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `tokenize(bytes:)` with the command name made by `makeName` from its bytes (ASCII letters, digits and `_`):
+    /// a server hands out the names of the commands it knows, made once, instead of decoding and validating the same
+    /// word on every request.
+    public static func tokenize(bytes: UnsafeBufferPointer<UInt8>,
+                                name makeName: (UnsafeBufferPointer<UInt8>) -> String) -> Outcome {
         var index = 0
 
         // The command word: [A-Za-z][A-Za-z0-9_]*, ended by whitespace.
@@ -39,7 +47,7 @@ public enum Tokenizer {
             }
             index += 1
         }
-        let name = String(decoding: bytes[0..<index], as: UTF8.self)
+        let name = makeName(UnsafeBufferPointer(rebasing: bytes[0..<index]))
         skipWhitespace(bytes, &index)
 
         var arguments: [[UInt8]] = []

@@ -174,17 +174,20 @@ final class Dispatch: Sendable {
     /// The command named `name`.
     func entry(named name: String) -> Entry? {
         var name = name
-        return name.withUTF8 { bytes in
-            var slot = Self.hash(bytes) & (slots.count - 1)
-            while true {
-                let position = slots[slot]
-                guard position >= 0 else { return nil }
-                let entry = entries[Int(position)]
-                if bytes.equals(entry.name) {
-                    return entry
-                }
-                slot = (slot + 1) & (slots.count - 1)
+        return name.withUTF8 { entry(bytes: $0) }
+    }
+
+    /// The command whose name is these bytes (a request's, as it came).
+    func entry(bytes: UnsafeBufferPointer<UInt8>) -> Entry? {
+        var slot = Self.hash(bytes) & (slots.count - 1)
+        while true {
+            let position = slots[slot]
+            guard position >= 0 else { return nil }
+            let entry = entries[Int(position)]
+            if bytes.equals(entry.name) {
+                return entry
             }
+            slot = (slot + 1) & (slots.count - 1)
         }
     }
 

@@ -350,14 +350,20 @@ public final class Session {
 
     private func process(_ line: UnsafeBufferPointer<UInt8>, index: Int, into output: inout Output) -> Step {
         let request: Request
-        switch Tokenizer.tokenize(bytes: line) {
+        // The command is looked up by the bytes of its name, and a known one's name is the `String` made for it once.
+        let dispatch = context.server.dispatch
+        var known: Dispatch.Entry?
+        switch Tokenizer.tokenize(bytes: line, name: { name in
+            known = dispatch.entry(bytes: name)
+            return known?.spec.name ?? String(decoding: name, as: UTF8.self)
+        }) {
         case .error(let error):
             output.write(error.line(listIndex: index) + "\n")
             return error.closesConnection ? .close : .error
         case .request(let r):
             request = r
         }
-        guard let entry = context.server.dispatch.entry(named: request.command) else {
+        guard let entry = known else {
             output.write(ACKError.unknownCommand(request.command).line(listIndex: index) + "\n")
             return .error
         }
