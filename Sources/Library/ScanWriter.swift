@@ -181,7 +181,6 @@ final class ScanWriter: @unchecked Sendable {
             """)
         let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")
         var tagInserts = TagInserts()
-        var tagBytes: [UInt8] = []
         let noteForSearch = try FastStatement(db, SearchIndex.noteSQL)
         // MPD keeps directories an update found after their sorted siblings until the database is saved.
         var unsorted: Int64?
@@ -277,7 +276,7 @@ final class ScanWriter: @unchecked Sendable {
                         deleteTags.bind(1, id)
                         try deleteTags.run(db)
                     }
-                    try tagInserts.insert(tags, song: id, bytes: &tagBytes, db)
+                    try tagInserts.insert(tags, song: id, db)
                     noteForSearch.bind(1, id)
                     try noteForSearch.run(db)
                 }
@@ -306,6 +305,8 @@ final class ScanWriter: @unchecked Sendable {
 private struct TagInserts {
     static let rowsPerStatement = 8
     private var statements: [FastStatement?] = Array(repeating: nil, count: rowsPerStatement + 1)
+    /// The values of the song being inserted, kept between songs for its capacity.
+    private var bytes: [UInt8] = []
 
     private mutating func statement(rows: Int, _ db: Database) throws -> FastStatement {
         if let statement = statements[rows] { return statement }
@@ -317,8 +318,8 @@ private struct TagInserts {
         return statement
     }
 
-    /// Inserts `tags` of `song`; `bytes` is scratch space kept between calls.
-    mutating func insert(_ tags: [ScannedSong.TagRow], song: Int64, bytes: inout [UInt8], _ db: Database) throws {
+    /// Inserts `tags` of `song`.
+    mutating func insert(_ tags: [ScannedSong.TagRow], song: Int64, _ db: Database) throws {
         guard !tags.isEmpty else { return }
         // Every value and its folded form, one after another: the bound pointers stay valid while `bytes` is not
         // touched, which is until the last statement has run.
@@ -327,7 +328,10 @@ private struct TagInserts {
             bytes.append(contentsOf: tag.value.utf8)
             bytes.append(contentsOf: tag.folded.utf8)
         }
-        try bytes.withUnsafeBytes { buffer in
+        // A second reference for the pointers (no copy: nothing writes to `bytes` meanwhile), so that `statement`,
+        // which changes `self`, can be called while they are out.
+        let values = bytes
+        try values.withUnsafeBytes { buffer in
             var offset = 0
             var start = 0
             while start < tags.count {
