@@ -44,6 +44,8 @@ let package = Package(
         .systemLibrary(name: "CSocket"),
         /// The compiler's prefetch hint (`__builtin_prefetch`), for scans over many small heap objects.
         .systemLibrary(name: "CPrefetch"),
+        /// Linux's epoll, for the protocol server's own event loops (`SocketLoop`).
+        .target(name: "CEventPoll"),
 
         // The pure centre.
         .target(name: "MPDProtocol", dependencies: ["CICUText"], swiftSettings: swiftSettings),
@@ -77,7 +79,7 @@ let package = Package(
         /// `AudioEncoderFactory` port, sockets through Glibc on the output's own thread).
         .target(name: "AudioOutputs", dependencies: ["PlayerCore"], swiftSettings: swiftSettings),
         .target(name: "MPDServer", dependencies: [
-            "CPrefetch", "CSocket", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts",
+            "CEventPoll", "CPrefetch", "CSocket", "MPDProtocol", "PlayerCore", "PlayerRuntime", "ServerPorts",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

@@ -2,13 +2,9 @@ import CSocket
 import Glibc
 import Logging
 import NIOCore
-import NIOPosix
 
-/// Accepts the connections of a listening socket on a thread of its own and hands each to SwiftNIO as a connected
-/// socket (`ClientBootstrap.withConnectedSocket`), so that the connection knows its descriptor: when nothing waits
-/// in the channel, an answer goes to the socket with one `send` (`MPDConnectionHandler.sendAnswers`). SwiftNIO's
-/// write through the pipeline to the socket was ~2,500 of the ~12,200 instructions of a `status` round trip
-/// (callgrind), and its own server channel does not tell a connection which descriptor it has.
+/// Accepts the connections of a listening socket on a thread of its own and hands each one's descriptor on (to one
+/// of the server's own loops, `SocketLoop`).
 ///
 /// The thread waits in `poll` for the listening socket and an `eventfd` that `stop` writes; it accepts until the
 /// socket has nothing more, then waits again. Out of descriptors it waits a tenth of a second before it tries again,
@@ -20,10 +16,10 @@ final class Acceptor: Sendable {
     private let wake: CInt
     private let finished: EventLoopPromise<Void>
 
-    /// Starts accepting on `socket` (listening, non-blocking; closed when the acceptor stops). `configure` makes each
-    /// accepted channel an MPD connection, given its descriptor; it runs on the channel's event loop.
+    /// Starts accepting on `socket` (listening, non-blocking; closed when the acceptor stops). `serve` takes each
+    /// accepted socket (connected, non-blocking, closed on exec); it runs on the accepting thread.
     init(socket: CInt, group: any EventLoopGroup, logger: Logger,
-         configure: @escaping @Sendable (any Channel, CInt) throws -> Void) throws {
+         serve: @escaping @Sendable (CInt) -> Void) throws {
         // Non-blocking whoever made it (systemd passes blocking ones): `accept4` runs until the backlog is empty.
         let flags = fcntl(socket, F_GETFL)
         if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK) }
@@ -34,7 +30,7 @@ final class Acceptor: Sendable {
         self.address = Self.localAddress(of: socket)
         finished = group.next().makePromise()
         let finished = finished
-        let loop = Loop(socket: socket, wake: wake, group: group, logger: logger, configure: configure)
+        let loop = Loop(socket: socket, wake: wake, logger: logger, serve: serve)
         try Self.detach {
             loop.run()
             close(socket)
@@ -74,9 +70,8 @@ final class Acceptor: Sendable {
     private struct Loop: Sendable {
         let socket: CInt
         let wake: CInt
-        let group: any EventLoopGroup
         let logger: Logger
-        let configure: @Sendable (any Channel, CInt) throws -> Void
+        let serve: @Sendable (CInt) -> Void
 
         func run() {
             var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
@@ -122,19 +117,10 @@ final class Acceptor: Sendable {
         }
 
         private func hand(_ fd: CInt) {
-            let configure = configure
-            // SwiftNIO's client bootstrap sets TCP_NODELAY (ignored on a unix socket), as the server one did.
-            let bootstrap = ClientBootstrap(group: group)
-                .channelOption(.recvAllocator, value: MPDService.receiveAllocator)
-                .channelOption(.maxMessagesPerRead, value: 1)
-                .channelOption(.writeBufferWaterMark, value: MPDService.writeBuffer)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try configure(channel, fd) }
-                }
-            let logger = logger
-            bootstrap.withConnectedSocket(fd).whenFailure { error in
-                logger.debug("cannot serve an accepted connection: \(error)")
-            }
+            // As SwiftNIO did: no Nagle delay for a TCP connection (the call fails harmlessly on a unix socket).
+            var on: CInt = 1
+            _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<CInt>.size))
+            serve(fd)
         }
     }
 

@@ -27,6 +27,22 @@ struct InputLines {
         }
     }
 
+    /// Reads at most `size` bytes from `descriptor` after what waits; the count, 0 at the end of input, or -1 with
+    /// `errno`. The storage of a small buffer stays from one read to the next (`next`).
+    mutating func read(from descriptor: CInt, upTo size: Int) -> Int {
+        if buffer.readableBytes == 0 {
+            buffer.clear()
+        } else if buffer.readerIndex > 0 {
+            buffer.discardReadBytes()
+        }
+        var count = 0
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { space in
+            count = Glibc.read(descriptor, space.baseAddress, min(space.count, size))
+            return max(count, 0)
+        }
+        return count
+    }
+
     /// The next complete line without its newline, or nil when none is complete yet. Throws `LineTooLong` for a
     /// line MPD would not have room for. The line shares the input's storage (no copy: a copy per line was a
     /// fifth of the instructions of a `ping` in a command list).
@@ -46,13 +62,15 @@ struct InputLines {
         guard length < Self.maximumLineLength else { throw LineTooLong() }
         let line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
-        // All read: the storage (usually the read's own buffer, taken whole by `append`) goes back, so an idle
-        // connection holds none and the channel's allocator can use it again for the next read.
-        if buffer.readableBytes == 0 { buffer = Self.empty }
+        // All read: a large storage goes back, so an idle connection holds at most a small one (the next read
+        // reuses it: `read`; a SwiftNIO channel's reads come in buffers of their own, `append`).
+        if buffer.readableBytes == 0, buffer.capacity > Self.keptCapacity { buffer = Self.empty }
         return line
     }
 
     private static let empty = ByteBufferAllocator().buffer(capacity: 0)
+    /// The largest storage kept for the next read: a command line and then some.
+    private static let keptCapacity = 2048
 
     /// Whether a complete line waits.
     var hasLine: Bool {

@@ -333,6 +333,34 @@ def output_buffer(_):
         s.stop()
 
 
+@check("a client that reads slowly gets every byte of its answers, in order")
+def slow_reader(_):
+    s = Server()
+    try:
+        one = raw_answer(socket.create_connection(("127.0.0.1", s.port)), b"commands\n")
+        raw = socket.create_connection(("127.0.0.1", s.port))
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        expect(raw.recv(64).startswith(b"OK MPD"), "no greeting")
+        # Far more than the socket buffers hold: the server keeps the rest until the client reads.
+        count = 2000
+        raw.sendall(b"commands\n" * count + b"ping\n")
+        time.sleep(1)
+        # Another client is served meanwhile.
+        c = s.client()
+        c.ping()
+        c.close()
+        raw.settimeout(10)
+        data = b""
+        while not data.endswith(one + b"OK\n"):
+            time.sleep(0.001)
+            chunk = raw.recv(8192)
+            expect(chunk, f"closed after {len(data)} bytes")
+            data += chunk
+        expect(data == one * count + b"OK\n", f"read {len(data)} bytes, expected {len(one) * count + 3}")
+    finally:
+        s.stop()
+
+
 @check("a bad configuration names file and line, exits 2; an MPD option NoSignal lacks only warns")
 def bad_config(_):
     d = tempfile.mkdtemp(prefix="nosignal-badconf-")
