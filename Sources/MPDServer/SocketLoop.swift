@@ -113,7 +113,8 @@ final class SocketLoop: LoopExecutor, @unchecked Sendable {
     }
 
     private func run() {
-        var ready = [nosignal_poll_event](repeating: nosignal_poll_event(), count: 64)
+        let capacity = 64
+        let ready = UnsafeMutablePointer<nosignal_poll_event>.allocate(capacity: capacity)
         while true {
             let timeout: CInt
             if !laterWork.isEmpty {
@@ -124,10 +125,11 @@ final class SocketLoop: LoopExecutor, @unchecked Sendable {
             } else {
                 timeout = -1
             }
-            let count = nosignal_poll_wait(poll, &ready, CInt(ready.count), timeout)
+            let count = Int(nosignal_poll_wait(poll, ready, CInt(capacity), timeout))
             var handedOver = false
             if count > 0 {
-                for event in ready[0..<Int(count)] {
+                for index in 0..<count {
+                    let event = ready[index]
                     if event.descriptor == wake {
                         handedOver = true
                     } else if Int(event.descriptor) < connections.count, let connection = connections[Int(event.descriptor)] {

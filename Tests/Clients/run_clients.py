@@ -1482,6 +1482,7 @@ def main():
     passwords(None)
     unix_socket(None)
     output_buffer(None)
+    slow_reader(None)
     bad_config(None)
     clean_stop(None)
     code_drop(None)
