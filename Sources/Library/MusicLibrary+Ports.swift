@@ -10,6 +10,10 @@ extension MusicLibrary: MusicDatabase {
         try await offLoop { try self.songsForQueue(uri: uri) }
     }
 
+    public func songs(uris: [String]) async throws -> [String: Song] {
+        try await offLoop { try self.songs(uris: uris) }
+    }
+
     public func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
         try await offLoop { try self.list(uri: uri, recursive: recursive) }
     }

@@ -181,6 +181,22 @@ public final class MusicLibrary: Sendable {
         return songs
     }
 
+    /// The songs of these URIs that the database has, by URI: in one read, a thousand URIs a statement.
+    public func songs(uris: [String]) throws -> [String: Song] {
+        let distinct = Array(Set(uris))
+        return try database.writer.read { db in
+            var found: [String: Song] = [:]
+            for start in stride(from: 0, to: distinct.count, by: 1000) {
+                let part = distinct[start..<min(start + 1000, distinct.count)]
+                let marks = repeatElement("?", count: part.count).joined(separator: ",")
+                for song in try Self.songs(db, whereSQL: "song.uri IN (\(marks))", arguments: StatementArguments(part)) {
+                    found[song.uri] = song
+                }
+            }
+            return found
+        }
+    }
+
     /// One song by URI, or nil.
     public func song(uri: String) throws -> Song? {
         try database.writer.read { db in try Self.songs(db, whereSQL: "song.uri = ?", arguments: [uri]).first }

@@ -34,6 +34,13 @@ public final class CombinedDatabase: MusicDatabase {
         return songs
     }
 
+    /// The local database's songs in one look-up; the synced collection's paths one by one.
+    public func songs(uris: [String]) async throws -> [String: Song] {
+        let synced = uris.filter { catalog.contains($0) }
+        let found = try await local.songs(uris: synced.isEmpty ? uris : uris.filter { !catalog.contains($0) })
+        return synced.isEmpty ? found : found.merging(await songsOneByOne(synced)) { local, _ in local }
+    }
+
     public func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
         if catalog.contains(uri) { return try await catalogEntries(uri: uri, recursive: recursive) }
         if songID(uri) != nil { return try await catalog.songs(for: uri).map(LibraryEntry.song) }

@@ -13,6 +13,9 @@ public protocol MusicDatabase: AnyObject, Sendable {
     /// what the file says of them (tags, duration), their URIs resolved as MPD resolves them; nil when `uri` is not
     /// such a file.
     func playlistFile(uri: String) async throws -> [Song]?
+    /// The songs of these URIs that the database has (a directory is not a song), by URI: a stored playlist's songs in
+    /// one look-up (`load`, `listplaylistinfo`), not one per song.
+    func songs(uris: [String]) async throws -> [String: Song]
 
     /// `lsinfo` (one level) and `listall`/`listallinfo` (`recursive`): the records under a directory in MPD's
     /// order, or the one song when `uri` names a song. `""` and `"/"` are the root.
@@ -53,6 +56,21 @@ public protocol MusicDatabase: AnyObject, Sendable {
 
 extension MusicDatabase {
     public func cachedEntries(uri: String) -> [LibraryEntry]? { nil }
+
+    /// For databases without a faster way: `songsOneByOne`.
+    public func songs(uris: [String]) async throws -> [String: Song] {
+        await songsOneByOne(uris)
+    }
+
+    /// `songs(uris:)` with one `songsForQueue` a URI.
+    public func songsOneByOne(_ uris: [String]) async -> [String: Song] {
+        var found: [String: Song] = [:]
+        for uri in uris where found[uri] == nil {
+            guard let songs = try? await songsForQueue(uri: uri), songs.count == 1, songs[0].uri == uri else { continue }
+            found[uri] = songs[0]
+        }
+        return found
+    }
 
     /// For databases whose listings are small: the whole listing, then each record.
     public func visitEntries(uri: String, recursive: Bool,

@@ -1,3 +1,4 @@
+import FFmpegDecoder
 import Foundation
 import GRDB
 import Library
@@ -99,6 +100,19 @@ import Testing
             try await fixture.find(["(base 'Artist 7 Ünïcödé')"])
         }
         #expect(base.count == 100)
+        // A stored playlist's songs in one look-up (`load`): 2,500 URIs (three statements), a directory, an unknown
+        // file and a repeat; each found song is what the one-song look-up gives.
+        let library = MusicLibrary(database: fixture.database, musicDirectory: fixture.directory.path,
+                                   inspector: FFmpegInspector(), logger: .init(label: "test"))
+        let known = (0..<250).flatMap { a in
+            (1...10).map { t in "Artist \(a) Ünïcödé/Album \(a % 10) of \(a)/\(t < 10 ? "0" : "")\(t) Track.flac" }
+        }
+        let asked = known + ["Artist 3 Ünïcödé", "Artist 3 Ünïcödé/nothing.flac", known[7]]
+        let found = try await Self.time("songs of 2,503 URIs") { try await library.songs(uris: asked) }
+        #expect(found.count == known.count)
+        for uri in [known[0], known[999], known[1000], known[2499]] {
+            #expect(found[uri] != nil && found[uri] == (try library.song(uri: uri)))
+        }
         let artists = try await Self.time("list artist") { try await queries.list(ListQuery(tag: .artist)) }
         #expect(artists.count == 1050)
         let albums = try await Self.time("list album group albumartist") {

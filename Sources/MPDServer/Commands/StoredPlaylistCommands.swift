@@ -45,9 +45,10 @@ enum StoredPlaylistCommands {
             let mask = context.effectiveTagMask
             return .deferred {
                 var response = Response()
-                for entry in clip(try await playlistSongs(request[0], store, database), range) {
-                    let song = merged(entry, with: await resolve(entry.uri, database, catalog))
-                    SongFormatter.write(song, mask: mask, into: &response)
+                let entries = clip(try await playlistSongs(request[0], store, database), range)
+                let songs = await resolve(entries.map(\.uri), database, catalog)
+                for (entry, song) in zip(entries, songs) {
+                    SongFormatter.write(merged(entry, with: song), mask: mask, into: &response)
                 }
                 return response
             }
@@ -64,9 +65,9 @@ enum StoredPlaylistCommands {
                 let matcher = SongMatcher(query.expression)
                 let uris = try await store.uris(of: request[0])
                 var matches: [(position: Int, song: Song?)] = []
-                for (position, uri) in uris.enumerated() {
-                    let song = await resolve(uri, database, catalog)
-                    if matcher.matches(song ?? Song(uri: uri)) { matches.append((position, song)) }
+                for (position, song) in await resolve(uris, database, catalog).enumerated()
+                where matcher.matches(song ?? Song(uri: uris[position])) {
+                    matches.append((position, song))
                 }
                 var response = Response()
                 for match in clip(matches, query.window) {
@@ -89,7 +90,7 @@ enum StoredPlaylistCommands {
             return .deferred {
                 let uris = try await store.uris(of: request[0])
                 var total = 0.0
-                for uri in uris { total += await resolve(uri, database, catalog)?.duration ?? 0 }
+                for song in await resolve(uris, database, catalog) { total += song?.duration ?? 0 }
                 var response = Response()
                 response.add("songs", uris.count)
                 response.add("playtime", Int(saturating: total))
@@ -106,9 +107,10 @@ enum StoredPlaylistCommands {
             let player = context.server.store
             let partition = context.client.partition
             return .deferred {
+                let entries = clip(try await playlistSongs(request[0], store, database), range)
                 var songs: [Song] = []
-                for entry in clip(try await playlistSongs(request[0], store, database), range) {
-                    if let song = await resolve(entry.uri, database, catalog) { songs.append(merged(entry, with: song)) }
+                for (entry, song) in zip(entries, await resolve(entries.map(\.uri), database, catalog)) {
+                    if let song { songs.append(merged(entry, with: song)) }
                 }
                 let sent = try player.send(.load(songs, at: position, name: request[0]), partition: partition)
                 guard sent.addedIDs.count == songs.count else { throw PlayerError.playlistTooLarge }
@@ -290,6 +292,20 @@ enum StoredPlaylistCommands {
               songs[0].uri == uri
         else { return nil }
         return songs[0]
+    }
+
+    /// `resolve` of many URIs, the database's songs in one look-up.
+    static func resolve(_ uris: [String], _ database: (any MusicDatabase)?, _ catalog: (any RemoteCatalog)? = nil)
+        async -> [Song?]
+    {
+        let local = uris.filter { QueueCommands.scheme(of: $0) == nil }
+        let found = local.isEmpty ? [:] : (try? await database?.songs(uris: local)) ?? [:]
+        var songs: [Song?] = []
+        songs.reserveCapacity(uris.count)
+        for uri in uris {
+            songs.append(QueueCommands.scheme(of: uri) == nil ? found[uri] : await resolve(uri, database, catalog))
+        }
+        return songs
     }
 
     /// An optional `S:E` window, clipped to the list (`RangeArg::ClipRelaxed`).
