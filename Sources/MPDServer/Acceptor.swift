@@ -31,31 +31,12 @@ final class Acceptor: Sendable {
         finished = group.next().makePromise()
         let finished = finished
         let loop = Loop(socket: socket, wake: wake, logger: logger, serve: serve)
-        try Self.detach {
+        _ = try startThread("the thread that accepts connections") {
             loop.run()
             close(socket)
             close(wake)
             finished.succeed()
         }
-    }
-
-    /// Runs `body` on a new thread (a `pthread`: this module does without Foundation).
-    private static func detach(_ body: @escaping @Sendable () -> Void) throws {
-        final class Body {
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-        }
-        var thread = pthread_t()
-        let argument = Unmanaged.passRetained(Body(body)).toOpaque()
-        let created = pthread_create(&thread, nil, { argument in
-            Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue().run()
-            return nil
-        }, argument)
-        guard created == 0 else {
-            Unmanaged<Body>.fromOpaque(argument).release()
-            throw ListeningSocket.Failure(description: "cannot start the thread that accepts connections: \(created)")
-        }
-        pthread_detach(thread)
     }
 
     /// Stops accepting; `done` completes once the thread has closed the socket.
@@ -148,4 +129,25 @@ final class Acceptor: Sendable {
             return nil
         }
     }
+}
+
+/// Runs `body` on a new detached thread (a `pthread`: this module does without Foundation) and returns it; `what` names
+/// the thread in the error.
+func startThread(_ what: String, _ body: @escaping @Sendable () -> Void) throws -> pthread_t {
+    final class Body {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    var thread = pthread_t()
+    let argument = Unmanaged.passRetained(Body(body)).toOpaque()
+    let created = pthread_create(&thread, nil, { argument in
+        Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue().run()
+        return nil
+    }, argument)
+    guard created == 0 else {
+        Unmanaged<Body>.fromOpaque(argument).release()
+        throw ListeningSocket.Failure(description: "cannot start \(what): \(created)")
+    }
+    pthread_detach(thread)
+    return thread
 }

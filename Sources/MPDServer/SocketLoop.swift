@@ -40,13 +40,11 @@ final class SocketLoop: LoopExecutor, @unchecked Sendable {
         wake = eventfd(0, O_CLOEXEC | O_NONBLOCK) // EFD_CLOEXEC, EFD_NONBLOCK
         precondition(poll >= 0 && wake >= 0, "cannot make an event loop: \(String(cString: strerror(errno)))")
         _ = nosignal_poll_watch(poll, wake, UInt32(NOSIGNAL_POLL_IN), 1)
-        let started = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { argument in
-            let loop = Unmanaged<SocketLoop>.fromOpaque(argument!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, started)
-        precondition(created == 0, "cannot start an event loop thread: \(created)")
+        do {
+            thread = try startThread("an event loop's thread") { [self] in run() }
+        } catch {
+            preconditionFailure("\(error)")
+        }
     }
 
     var inLoop: Bool { pthread_equal(pthread_self(), thread) != 0 }
