@@ -212,8 +212,13 @@ final class ChannelConnection: ChannelDuplexHandler, ConnectionIO {
 
     func schedule(at deadline: NIODeadline, _ body: @escaping @Sendable () -> Void) -> Int {
         lastTimer += 1
-        if let context { timers[lastTimer] = context.eventLoop.scheduleTask(deadline: deadline, body) }
-        return lastTimer
+        let id = lastTimer
+        let bound = LoopBound(value: self)
+        timers[id] = context?.eventLoop.scheduleTask(deadline: deadline) {
+            bound.value.timers[id] = nil
+            body()
+        }
+        return id
     }
 
     func cancelTimer(_ timer: Int) {

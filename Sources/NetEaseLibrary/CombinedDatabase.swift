@@ -36,9 +36,9 @@ public final class CombinedDatabase: MusicDatabase {
 
     /// The local database's songs in one look-up; the synced collection's paths one by one.
     public func songs(uris: [String]) async throws -> [String: Song] {
-        let synced = uris.filter { catalog.contains($0) }
-        let found = try await local.songs(uris: synced.isEmpty ? uris : uris.filter { !catalog.contains($0) })
-        return synced.isEmpty ? found : found.merging(await songsOneByOne(synced)) { local, _ in local }
+        var found = try await local.songs(uris: uris.filter { !catalog.contains($0) })
+        for (uri, song) in await songsOneByOne(uris.filter { catalog.contains($0) }) { found[uri] = song }
+        return found
     }
 
     public func entries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {

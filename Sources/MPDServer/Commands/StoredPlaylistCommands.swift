@@ -280,30 +280,26 @@ enum StoredPlaylistCommands {
         }
     }
 
-    /// The song a playlist entry names: URLs as they are, database songs with their tags, nil when unknown.
-    static func resolve(_ uri: String, _ database: (any MusicDatabase)?, _ catalog: (any RemoteCatalog)? = nil) async
-        -> Song?
-    {
-        if QueueCommands.scheme(of: uri) != nil {
-            if let catalog, catalog.recognizes(uri), let song = await catalog.knownSong(uri: uri) { return song }
-            return Song(uri: uri)
-        }
-        guard let database, let songs = try? await database.songsForQueue(uri: uri), songs.count == 1,
-              songs[0].uri == uri
-        else { return nil }
-        return songs[0]
-    }
-
-    /// `resolve` of many URIs, the database's songs in one look-up.
+    /// The songs playlist entries name: URLs as they are (a NetEase one with what the catalogue knows of it), the
+    /// database's songs with their tags (one look-up for all), nil for a song the database does not know.
     static func resolve(_ uris: [String], _ database: (any MusicDatabase)?, _ catalog: (any RemoteCatalog)? = nil)
         async -> [Song?]
     {
-        let local = uris.filter { QueueCommands.scheme(of: $0) == nil }
+        let isRemote = uris.map { QueueCommands.scheme(of: $0) != nil }
+        let local = zip(uris, isRemote).compactMap { $1 ? nil : $0 }
         let found = local.isEmpty ? [:] : (try? await database?.songs(uris: local)) ?? [:]
         var songs: [Song?] = []
         songs.reserveCapacity(uris.count)
-        for uri in uris {
-            songs.append(QueueCommands.scheme(of: uri) == nil ? found[uri] : await resolve(uri, database, catalog))
+        for (uri, remote) in zip(uris, isRemote) {
+            guard remote else {
+                songs.append(found[uri])
+                continue
+            }
+            if let catalog, catalog.recognizes(uri), let song = await catalog.knownSong(uri: uri) {
+                songs.append(song)
+            } else {
+                songs.append(Song(uri: uri))
+            }
         }
         return songs
     }
