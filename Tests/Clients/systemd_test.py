@@ -149,7 +149,12 @@ def activation_checks(directory):
                 break
             time.sleep(0.2)
         check("activation: serves the passed TCP socket", answered.returncode == 0, answered.stderr)
+        # The first scan of the music directory runs beside the serving: add once the tone is in the database.
         local = mpc("add", "", host=unix_path)
+        deadline = time.time() + 60
+        while local.returncode == 0 and time.time() < deadline and not mpc("playlist", host=unix_path).stdout.strip():
+            time.sleep(0.2)
+            local = mpc("add", "", host=unix_path)
         check("activation: serves the passed unix socket with local permissions", local.returncode == 0,
               local.stderr)
         remote = mpc("add", "", host="secret@127.0.0.1", port=activated_port)
@@ -157,7 +162,7 @@ def activation_checks(directory):
               "permission" in remote.stderr.lower(), remote.stderr)
         refused = mpc("status", port=configured_port)
         check("activation: bind_to_address is not bound", refused.returncode != 0, refused.stdout)
-        mpc("play", host=unix_path)
+        played = mpc("play", host=unix_path)
         children = []
         deadline = time.time() + 10
         while not children and time.time() < deadline:
@@ -170,7 +175,7 @@ def activation_checks(directory):
                 if target.startswith("socket:"):
                     leaked.append((child, fd, target))
         check("activation: a pipe output's child holds no listening socket", children and not leaked,
-              f"children {children}, sockets {leaked}")
+              f"children {children}, sockets {leaked}, play: {played.stdout.strip()} {played.stderr.strip()}")
     finally:
         server.terminate()
         exits_within(server, 30)
