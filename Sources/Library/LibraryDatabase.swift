@@ -198,6 +198,10 @@ public final class LibraryDatabase: Sendable {
         migrator.registerMigration("v14-folder-songs") { db in
             try FolderSongs.create(db)
         }
+        // The whole library's album lists clients ask for most (`StoredLists`), made by the indexer.
+        migrator.registerMigration("v15-stored-lists") { db in
+            try StoredLists.create(db)
+        }
         return migrator
     }
 

@@ -4,11 +4,12 @@ import Synchronization
 
 /// Brings what the library derives from its songs up to date on a thread of its own, a chunk per transaction,
 /// whenever asked (after an update job or a remote sync, at start-up): first the indexes an update in bulk mode
-/// dropped (`ScanWriter`; one transaction, ~0.8 s at 100,000 songs), then the walk ranks (`WalkRanks`), then each folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the
-/// tag counts (`TagPresence`). Asks coming while it works make it look again when done. Queries are right
-/// meanwhile, only slower; writers never wait for a long transaction of it. It pauses while an update job runs (the
-/// job changes what it would rank, and a rescan right after an update ran half as fast beside it). When a run that
-/// did work ends, it calls `whenDone` on its thread.
+/// dropped (`ScanWriter`; one transaction, ~0.8 s at 100,000 songs), then the walk ranks (`WalkRanks`), then each
+/// folder's packed songs (`FolderSongs`), then the search index (`SearchIndex`), then the tag counts
+/// (`TagPresence`), then the album lists clients ask for most (`StoredLists`). Asks coming while it works make it
+/// look again when done. Queries are right meanwhile, only slower; writers never wait for a long transaction of it.
+/// It pauses while an update job runs (the job changes what it would rank, and a rescan right after an update ran
+/// half as fast beside it). When a run that did work ends, it calls `whenDone` on its thread.
 final class LibraryIndexer: Sendable {
     private let writer: any DatabaseWriter
     private let whenDone: @Sendable () -> Void
@@ -69,6 +70,7 @@ final class LibraryIndexer: Sendable {
             try writer.write(TagPresence.count)
             return true
         }
+        if try !writer.read(StoredLists.areMade) { return try StoredLists.make(writer) }
         return false
     }
 

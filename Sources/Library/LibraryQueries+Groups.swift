@@ -14,7 +14,16 @@ extension LibraryQueries {
     /// large library. The values come from the songs' tags columns (or their tag rows by key for a few filtered
     /// songs) through SQLite's C API (`forEachTagRow`) and are interned, so songs and tuples are plain integers
     /// until the distinct tuples are sorted.
+    /// The whole library's lists that clients ask for most are read from `StoredLists` when they are current.
     static func groupedValues(_ levels: [TagName], expression: FilterExpression, _ db: Database) throws -> [[String]] {
+        if matchesEverything(expression), let stored = try StoredLists.rows(levels, db) { return stored }
+        return try scannedGroupedValues(levels, expression: expression, db)
+    }
+
+    /// `groupedValues` from the songs' tags.
+    static func scannedGroupedValues(_ levels: [TagName], expression: FilterExpression, _ db: Database) throws
+        -> [[String]]
+    {
         let chains = levels.map(\.filterChain)
         let tagList = Set(chains.joined()).map { String($0.rawValue) }.sorted().joined(separator: ",")
         if levels.count == 1, chains[0].count == 1, matchesEverything(expression) {

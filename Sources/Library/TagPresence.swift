@@ -30,9 +30,10 @@ enum TagPresence {
             ?? false
     }
 
-    /// Drops the counts (songs are about to change them).
+    /// Drops the counts, and the lists made with them (`StoredLists`): songs are about to change them.
     static func invalidate(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM \(table)")
+        try StoredLists.invalidate(db)
     }
 
     /// Counts every tag's songs: one pass over the tag rows in key order, where a song's rows lie together.
@@ -47,7 +48,7 @@ enum TagPresence {
             lastSong[tag] = song
             songsWithTag[tag] += 1
         }
-        try invalidate(db)
+        try db.execute(sql: "DELETE FROM \(table)")
         let insert = try db.makeStatement(sql: "INSERT INTO \(table) (tag, songs) VALUES (?, ?)")
         for (tag, songs) in songsWithTag.enumerated() where songs > 0 { try insert.execute(arguments: [tag, songs]) }
         try db.execute(sql: "INSERT INTO \(table) (tag, songs) SELECT \(allSongs), count(*) FROM song")

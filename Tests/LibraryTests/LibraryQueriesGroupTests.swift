@@ -24,10 +24,10 @@ import Testing
         }
     }
 
-    /// The level's values for one song: those of the first tag of the chain it has, or `""`.
+    /// The level's values for one song: those of the first tag of the chain it has (MPD's fallbacks: AlbumArtist to
+    /// Artist, AlbumArtistSort to AlbumArtist and Artist…), or `""`.
     static func values(_ entry: QueryFixture.Entry, _ tag: TagName) -> [String] {
-        let chain: [TagName] = tag == .albumArtist ? [.albumArtist, .artist] : [tag]
-        for candidate in chain {
+        for candidate in tag.filterChain {
             let found = entry.tags.filter { $0.0 == candidate }.map(\.1)
             if !found.isEmpty { return found }
         }
