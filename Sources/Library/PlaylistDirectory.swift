@@ -71,16 +71,34 @@ public final class PlaylistDirectory: Sendable {
 
     private func read(_ name: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: try file(name)) else { throw PlayerError.noSuchPlaylist }
-        var uris: [String] = []
-        for line in String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: true,
-                                                                   whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            var text = String(line)
-            if text.hasSuffix("\r") { text.removeLast() }
-            guard !text.isEmpty, !text.hasPrefix("#") else { continue }
-            uris.append(relative(text))
-            if uris.count >= maximumLength { break }
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> [String] in
+            Self.lines(raw.bindMemory(to: UInt8.self), limit: maximumLength).map(relative)
         }
-        return uris
+    }
+
+    /// A playlist file's lines, split on their bytes (splitting the text into characters was a third of a `load` of
+    /// 8,000 songs): a line ends at `\n` or `\r\n`, and one more `\r` at its end goes too; empty lines and comments
+    /// (`#`) are skipped.
+    static func lines(_ all: UnsafeBufferPointer<UInt8>, limit: Int) -> [String] {
+        var lines: [String] = []
+        guard let base = all.baseAddress else { return lines }
+        var start = 0
+        while start < all.count, lines.count < limit {
+            var end = start
+            if let newline = memchr(base + start, 0x0A, all.count - start) {
+                end = UnsafeRawPointer(newline) - UnsafeRawPointer(base)
+            } else {
+                end = all.count
+            }
+            var last = end
+            if end < all.count, last > start, all[last - 1] == 0x0D { last -= 1 }
+            if last > start, all[last - 1] == 0x0D { last -= 1 }
+            if last > start, all[start] != UInt8(ascii: "#") {
+                lines.append(String(decoding: UnsafeBufferPointer(rebasing: all[start..<last]), as: UTF8.self))
+            }
+            start = end + 1
+        }
+        return lines
     }
 
     /// An absolute path inside the music directory becomes relative; `file://` too; anything else is kept.

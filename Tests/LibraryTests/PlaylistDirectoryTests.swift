@@ -37,6 +37,15 @@ import Testing
         #expect(try directory.load("m") == ["a/b.flac", "http://radio/x", "rel/c.mp3", "/elsewhere/d.mp3"])
     }
 
+    /// Line ends as other programs write them: `\r\n`, a stray `\r` before it, a last line without an end, UTF-8
+    /// and bytes that are not UTF-8 (kept as replacement characters, as the text reader kept them).
+    @Test func lineEndsAndBytes() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data("a\r\r\n\n\n#x\nÉ/ü.flac\r\nb\u{FF}c\r\n".utf8 + [0x64, 0xFF, 0x0D, 0x0D])
+            .write(to: URL(fileURLWithPath: root + "/e.m3u"))
+        #expect(try directory.load("e") == ["a", "É/ü.flac", "b\u{FF}c", "d\u{FFFD}\r"])
+    }
+
     @Test func namesAndErrors() throws {
         #expect(throws: PlayerError.badPlaylistName) { try directory.save("a/b", uris: [], mode: .create) }
         #expect(throws: PlayerError.badPlaylistName) { try directory.save("", uris: [], mode: .create) }
