@@ -84,12 +84,8 @@ public final class PlaylistDirectory: Sendable {
         guard let base = all.baseAddress else { return lines }
         var start = 0
         while start < all.count, lines.count < limit {
-            var end = start
-            if let newline = memchr(base + start, 0x0A, all.count - start) {
-                end = UnsafeRawPointer(newline) - UnsafeRawPointer(base)
-            } else {
-                end = all.count
-            }
+            let newline = memchr(base + start, 0x0A, all.count - start)
+            let end = newline.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? all.count
             var last = end
             if end < all.count, last > start, all[last - 1] == 0x0D { last -= 1 }
             if last > start, all[last - 1] == 0x0D { last -= 1 }

@@ -24,6 +24,8 @@ enum StoredLists {
         [.date, .musicBrainzAlbumID, .albumArtistSort, .albumArtist, .album],
     ]
 
+    private static let keptKeys = Set(kept.map(key))
+
     static func create(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE \(table) (levels TEXT PRIMARY KEY, answer BLOB NOT NULL);
@@ -62,10 +64,10 @@ enum StoredLists {
     /// The stored answer of the whole-library list with these levels, when it is kept and current.
     static func rows(_ levels: [TagName], _ db: Database) throws -> [[String]]? {
         let wanted = key(levels)
-        guard kept.contains(where: { key($0) == wanted }) else { return nil }
+        guard keptKeys.contains(wanted) else { return nil }
         var rows: [[String]]?
         try LibraryQueries.forEachRow(db, SQL(sql: """
-            SELECT answer FROM \(table) WHERE levels = ? AND (\(currentCondition))
+            SELECT answer FROM \(table) WHERE levels = ? AND (\(TagPresence.currentCondition))
             """, arguments: [wanted])) { row in
             let bytes = sqlite3_column_blob(row, 0)
             rows = unpack(UnsafeBufferPointer(start: bytes?.assumingMemoryBound(to: UInt8.self),
@@ -74,14 +76,8 @@ enum StoredLists {
         return rows
     }
 
-    /// The counts are made and nothing changed since (a deleted song empties them, a written one is pending).
-    private static let currentCondition = """
-        (SELECT songs FROM \(TagPresence.table) WHERE tag = \(TagPresence.allSongs)) = (SELECT count(*) FROM song) \
-        AND NOT EXISTS (SELECT 1 FROM \(SearchIndex.pending))
-        """
-
     private static func isCurrent(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT \(currentCondition)")) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT \(TagPresence.currentCondition)")) ?? false
     }
 
     private static func key(_ levels: [TagName]) -> String {

@@ -58,19 +58,23 @@ enum TagPresence {
     static func counts(_ db: Database, tag: TagName) throws -> (songs: Int, withTag: Int)? {
         var result: (songs: Int, withTag: Int)?
         try LibraryQueries.forEachRow(db, SQL(sql: """
-            SELECT (SELECT songs FROM \(table) WHERE tag = \(allSongs)), (SELECT count(*) FROM song),
+            SELECT \(currentCondition), (SELECT songs FROM \(table) WHERE tag = \(allSongs)),
                 coalesce((SELECT songs FROM \(table) WHERE tag = ?), 0),
-                EXISTS (SELECT 1 FROM \(SearchIndex.pending)),
                 EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(LibraryDatabase.tagIndexName)')
             """, arguments: [tag.rawValue])) { row in
             // The walk that uses the counts searches the `(tag, value)` index; without it (after an update in bulk
             // mode, until the indexer builds it) each search would read every tag row.
-            guard sqlite3_column_type(row, 0) != SQLITE_NULL, sqlite3_column_int(row, 3) == 0,
-                  sqlite3_column_int(row, 4) == 1 else { return }
-            let songs = Int(sqlite3_column_int64(row, 0))
-            guard songs == Int(sqlite3_column_int64(row, 1)) else { return }
-            result = (songs, Int(sqlite3_column_int64(row, 2)))
+            guard sqlite3_column_int(row, 0) == 1, sqlite3_column_int(row, 3) == 1 else { return }
+            result = (Int(sqlite3_column_int64(row, 1)), Int(sqlite3_column_int64(row, 2)))
         }
         return result
     }
+
+    /// SQL that is true when the counts are made and no song changed since (a deleted song empties them, a written
+    /// one is pending): what a query checks, in its own read transaction, before it trusts them or what was made
+    /// with them (`StoredLists`).
+    static let currentCondition = """
+        (SELECT songs FROM \(table) WHERE tag = \(allSongs)) = (SELECT count(*) FROM song) \
+        AND NOT EXISTS (SELECT 1 FROM \(SearchIndex.pending))
+        """
 }
