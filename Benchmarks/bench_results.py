@@ -6,6 +6,9 @@ NoSignal's, unit); without it `record` does nothing. `Benchmarks/summary.py` rea
 """
 import json
 import os
+import shutil
+import subprocess
+import tempfile
 
 
 def record(bench, row, mpd, nosignal, unit=""):
@@ -25,3 +28,15 @@ def load(path):
                 entry = json.loads(line)
                 rows[(entry["bench"], entry["row"])] = (entry["mpd"], entry["nosignal"], entry["unit"])
     return rows
+
+
+def compiled(source, *flags):
+    """Compiles the C program `source` (a file beside this one) with `cc -O2` and `flags` into a temporary
+    directory; returns the executable's path."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    compiler = next((c for c in ("cc", "gcc", "clang", "/opt/swift/usr/bin/clang") if shutil.which(c)), None)
+    if compiler is None:
+        raise RuntimeError(f"no C compiler (cc, gcc or clang) for {source}")
+    binary = os.path.join(tempfile.mkdtemp(prefix="bench-c-"), os.path.splitext(source)[0])
+    subprocess.run([compiler, "-O2", *flags, "-o", binary, os.path.join(here, source)], check=True)
+    return binary

@@ -6,11 +6,12 @@ Usage: library_bench.py PATH/TO/nosignal [--small N] [--large N] [--queue N] [--
 
 Measured, for each server in turn (MPD first, then NoSignal), on loopback with a null output:
   update      `update` of a SMALL-song library: the time from sending `update` until `status` no longer
-              shows `updating_db:` (polled every 5 ms), then `stats` must count every song.
+              shows `updating_db:` (polled every 5 ms), then `stats` must count every song; the median of three
+              fresh servers of each kind, MPD and NoSignal in turns.
   update-large the same for the LARGE-song library (informative: it is how the large database is built).
   settle      the time after update-large until the server has used no CPU for 0.5 s (MPD writes its database
               file, NoSignal brings its search index up to date); the queries below start after it.
-  rescan      `rescan` of the SMALL library right after its update (every file read again).
+  rescan      `rescan` of the SMALL library right after its update (every file read again), the same three times.
   search      `search any` on the LARGE database (case-insensitive substring over every tag of every song),
               the mean over SEARCH_TERMS (7 terms of 1 to 10 characters, from no match to a few hundred
               songs) of each term's median of ROUNDS requests, response fully read.
@@ -352,6 +353,8 @@ def give_back(server, tree, name):
 # The time of each command's first request (the warm-up): NoSignal keeps small find/search results until the
 # database changes, so the medians of repeated requests measure that cache; the first request measures the query.
 FIRST = {}
+# Fresh servers of each kind that update (and rescan) the small library.
+SMALL_ROUNDS = 3
 
 
 def median_time(client, command, rounds, expect_songs=None):
@@ -409,7 +412,45 @@ METRICS = ("update", "rescan", "update-large", "settle", "search", "search-first
            "rss")
 
 
-def measure(kind, small_tree, large_tree):
+def measure_small(kinds, small_tree):
+    """`update` and `rescan` of the small library: the median of SMALL_ROUNDS fresh servers of each kind, taken in
+    turns (one update is over in ~0.1 s, and one sample of each server moved by ±20 % from run to run, more than the
+    difference between them). Returns {kind: {metric: value or 'skipped: reason'}}."""
+    samples = {kind: {"update": [], "rescan": []} for kind in kinds}
+    failed = {kind: {} for kind in kinds}
+    for round_ in range(SMALL_ROUNDS):
+        for kind in (kinds if round_ % 2 == 0 else kinds[::-1]):
+            if failed[kind]:
+                continue
+            try:
+                server = Server(kind)
+            except Exception as error:  # a server that cannot start: MPD's is an error, NoSignal's a skipped row
+                if kind == "mpd":
+                    raise
+                failed[kind] = {"update": f"skipped: {type(error).__name__}: {error}"}
+                continue
+            try:
+                for metric, body in (("update", lambda: timed_update(server, small_tree, "small", ARGS.small, 300)),
+                                     ("rescan", lambda: timed_rescan(server, ARGS.small))):
+                    try:
+                        samples[kind][metric].append(body())
+                    except (Ack, TimeoutError) as error:
+                        failed[kind] = {"update": f"skipped: {error}", "rescan": f"skipped: {error}"}
+                        break
+            finally:
+                give_back(server, small_tree, "small")
+                server.stop()
+    results = {}
+    for kind in kinds:
+        results[kind] = failed[kind] or {metric: statistics.median(xs) for metric, xs in samples[kind].items()}
+        for metric, value in results[kind].items():
+            of = ", ".join(format_value(metric, x).strip() for x in samples[kind][metric])
+            print(f"  {kind:8s} {metric:16s} {format_value(metric, value)}" + (f"  (of {of})" if of else ""),
+                  flush=True)
+    return results
+
+
+def measure(kind, large_tree):
     """Returns {metric: value or 'skipped: reason'}."""
     results = {}
 
@@ -422,15 +463,6 @@ def measure(kind, small_tree, large_tree):
             results[metric] = f"skipped: {error}"
         print(f"  {kind:8s} {metric:16s} {format_value(metric, results[metric])}", flush=True)
         return not isinstance(results[metric], str)
-
-    # update of the small library
-    server = Server(kind)
-    try:
-        if attempt("update", lambda: timed_update(server, small_tree, "small", ARGS.small, 300)):
-            attempt("rescan", lambda: timed_rescan(server, ARGS.small))
-    finally:
-        give_back(server, small_tree, "small")
-        server.stop()
 
     # the large database: update, queries, queue, memory
     server = Server(kind)
@@ -521,15 +553,14 @@ def main():
         kinds = ["mpd"]
     print(f"library benchmarks: update of {ARGS.small} songs; queries on {ARGS.large} songs "
           f"(median of {ARGS.rounds}); playlistinfo of {min(ARGS.queue, ARGS.large)} songs")
-    results = {}
+    results = measure_small(kinds, small_tree)
     for kind in kinds:
         try:
-            results[kind] = measure(kind, small_tree, large_tree)
+            results[kind].update(measure(kind, large_tree))
         except Exception as error:  # a server that cannot start
             if kind == "mpd":
                 raise
             print(f"  nosignal skipped: {type(error).__name__}: {error}")
-            results[kind] = {}
     print("\nsummary (ratio NoSignal/MPD; below 1 = NoSignal faster or smaller)")
     for metric in METRICS:
         mpd = results["mpd"].get(metric)

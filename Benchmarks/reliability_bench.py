@@ -435,15 +435,8 @@ def print_table(section, rows):
 # 1. Crowd
 
 def load_generator():
-    """Compiles reliability_load.c into a temporary directory; returns the executable."""
-    source = os.path.join(HERE, "reliability_load.c")
-    compiler = next((c for c in ("cc", "gcc", "clang", "/opt/swift/usr/bin/clang") if shutil.which(c)), None)
-    if compiler is None:
-        raise RuntimeError("no C compiler (cc, gcc or clang) for reliability_load.c")
-    folder = tempfile.mkdtemp(prefix="reliability-load-")
-    binary = os.path.join(folder, "reliability_load")
-    subprocess.run([compiler, "-O2", "-pthread", "-o", binary, source], check=True)
-    return binary
+    """Compiles reliability_load.c; returns the executable."""
+    return bench_results.compiled("reliability_load.c", "-pthread")
 
 
 def crowd_script(songs):
@@ -600,39 +593,28 @@ def read_answer(sock, expected, timeout):
 
 
 class StatusProber:
-    """A connected client that sends `status` every `period` seconds: (start, seconds) of each round trip."""
+    """A client process (`status_client.c` in its period mode) that sends `status` every `period` seconds: (start,
+    seconds) of each round trip, on the clock of `time.perf_counter`. A process, not a thread of this one: a thread
+    waited for the interpreter's lock while the main thread read a long answer, and the rows measured that."""
+    executable = None
 
     def __init__(self, port, period=0.01):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=ARGS.hang)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock.recv(64)
-        self.period = period
+        if StatusProber.executable is None:
+            StatusProber.executable = bench_results.compiled("status_client.c")
+        self.proc = subprocess.Popen([StatusProber.executable, str(port), str(int(period * 1e6))],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.samples = []
         self.error = None
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def run(self):
-        try:
-            while not self.done.is_set():
-                started = time.perf_counter()
-                self.sock.sendall(b"status\n")
-                buf = b""
-                while not buf.endswith(b"\nOK\n"):
-                    chunk = self.sock.recv(65536)
-                    if not chunk or chunk.startswith(b"ACK"):
-                        raise RuntimeError(f"status answered {buf + chunk!r}")
-                    buf += chunk
-                self.samples.append((started, time.perf_counter() - started))
-                self.done.wait(max(0.0, self.period - (time.perf_counter() - started)))
-        except Exception as error:  # noqa: BLE001 — reported by the caller
-            self.error = error
 
     def stop(self):
-        self.done.set()
-        self.thread.join(ARGS.hang + 5)
-        self.sock.close()
+        try:
+            out, err = self.proc.communicate(timeout=ARGS.hang + 5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        if self.proc.returncode != 0:
+            self.error = err.strip() or f"exit status {self.proc.returncode}"
+        self.samples = [(int(a) / 1e9, int(b) / 1e9) for a, b in (line.split() for line in out.splitlines())]
 
     def during(self, start, end):
         return [d for s, d in self.samples if s < end and s + d > start]

@@ -3,12 +3,12 @@
 
 Usage: status_latency.py PATH/TO/nosignal [ROUNDS] [IDLERS]
 Both servers run on loopback with the same kind of configuration (empty music directory, null output,
-software mixer, max_connections 2000). One connection per server sends `status` ROUNDS times (default 20000),
+software mixer, max_connections 2000). One connection per server sends `status` ROUNDS times (default 40000),
 alternating between the servers in blocks so that machine noise hits both alike; then the same again while IDLERS
 (default 500) further connections to each server sit in `idle`.
 
-Each server is measured by a client process of its own, holding one connection, as a user's client talks to one
-server, and every block of requests is followed by a pause (PAUSE seconds, default 0.05), so that both servers see
+Each server is measured by a client process of its own (`status_client.c`, compiled here), holding one connection,
+as a user's client talks to one server, and every block of requests is followed by a pause (PAUSE seconds, default 0.05), so that both servers see
 the same pattern of client activity. Without the pauses the pattern differed: the block of one server was the other
 one's pause, and the scheduler placed the server that costs less CPU per request on the client's CPU (~30 µs a round
 trip) and the other on the other CPU (~140 µs), so a small difference in work showed as 3-5×. A stand-in C server
@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_results  # noqa: E402
 
 BINARY = ".build/release/nosignal"
-ROUNDS = 20000
+ROUNDS = 40000
 IDLERS = 500
 PAUSE = float(os.environ.get("PAUSE", "0.05"))
 
@@ -76,30 +76,14 @@ def start(kind):
     raise RuntimeError(f"{kind} did not start")
 
 
-# The client process: one connection; each line on stdin asks for that many round trips, answered with their
-# durations in nanoseconds on one line.
-CLIENT = r"""
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
-s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-s.recv(64)
-def roundtrip():
-    t = time.perf_counter_ns()
-    s.sendall(b"status\n")
-    buf = b""
-    while not buf.endswith(b"OK\n"):
-        buf += s.recv(65536)
-    return time.perf_counter_ns() - t
-for line in sys.stdin:
-    print(" ".join(str(roundtrip()) for _ in range(int(line))), flush=True)
-"""
-
-
 class Client:
-    """A client process of its own, with one connection to a server."""
+    """A client process of its own (`status_client.c`), with one connection to a server."""
+    executable = None
 
     def __init__(self, port):
-        self.proc = subprocess.Popen([sys.executable, "-c", CLIENT, str(port)], stdin=subprocess.PIPE,
+        if Client.executable is None:
+            Client.executable = bench_results.compiled("status_client.c")
+        self.proc = subprocess.Popen([Client.executable, str(port)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
 
     def roundtrips(self, count):
