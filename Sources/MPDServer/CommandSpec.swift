@@ -1,3 +1,4 @@
+import Glibc
 import MPDProtocol
 
 /// What a command handler asks the session to do after it returns.
@@ -119,14 +120,15 @@ public struct CommandTable: Sendable {
 /// into `entries` or −1. A class, reached through `ServerContext.dispatch`: looking a command up in the
 /// `CommandTable` struct's `[String: CommandSpec]` copied the struct (a retain of each of its arrays), hashed the name
 /// with SipHash and copied the row out (a retain of each of its references), a seventh of the instructions a `ping`
-/// in a command list costs.
-final class Dispatch: Sendable {
+/// in a command list costs. Unchecked `Sendable`: its memory is written in `init` only, and read after.
+final class Dispatch: @unchecked Sendable {
     /// A command's row, read in place.
     /// The spec's fields that every command line reads are copied out of it: reading them through `spec` copied
     /// the whole spec (retaining and releasing its strings and handler) on every line.
     final class Entry: Sendable {
         let spec: CommandSpec
-        let name: [UInt8]
+        /// The command's name, the `String` every request for it carries.
+        let name: String
         let handler: CommandHandler
         private let permission: Permission
         private let arguments: ClosedRange<Int>?
@@ -134,7 +136,7 @@ final class Dispatch: Sendable {
 
         init(_ spec: CommandSpec) {
             self.spec = spec
-            name = Array(spec.name.utf8)
+            name = spec.name
             handler = spec.handler
             permission = spec.permission
             arguments = spec.arguments
@@ -143,32 +145,56 @@ final class Dispatch: Sendable {
 
         /// MPD's `command_check_request`: permission first, then the argument count with its three texts.
         func check(_ request: Request, permission client: Permission) throws(ACKError) {
-            guard client.isSuperset(of: permission) else { throw .permissionDenied(spec.name) }
+            guard client.isSuperset(of: permission) else { throw .permissionDenied(name) }
             guard let arguments else { return }
             let count = request.count
             if !unbounded, arguments.lowerBound == arguments.upperBound, count != arguments.lowerBound {
-                throw .wrongArgumentCount(spec.name)
+                throw .wrongArgumentCount(name)
             }
-            if count < arguments.lowerBound { throw .tooFewArguments(spec.name) }
-            if !unbounded, count > arguments.upperBound { throw .tooManyArguments(spec.name) }
+            if count < arguments.lowerBound { throw .tooFewArguments(name) }
+            if !unbounded, count > arguments.upperBound { throw .tooManyArguments(name) }
         }
     }
 
-    private let slots: [Int16]
-    private let entries: [Entry]
+    // Read on every command line: kept in memory of their own, not in arrays, whose reads retained and released
+    // their storage (two of a `ping`'s ~10 reference-count operations in a command list).
+    private let slots: UnsafeMutableBufferPointer<Int16>
+    private let entries: UnsafeMutableBufferPointer<Entry>
+    /// Every command's name, end to end, in `entries`' order; the name of entry `i` is `names[nameEnds[i - 1]..<
+    /// nameEnds[i]]` (from 0 for the first).
+    private let names: UnsafeMutableBufferPointer<UInt8>
+    private let nameEnds: UnsafeMutableBufferPointer<Int>
 
     init(_ specs: [CommandSpec]) {
-        entries = specs.map(Entry.init)
+        let entries = specs.map(Entry.init)
+        self.entries = .allocate(capacity: entries.count)
+        _ = self.entries.initialize(from: entries)
+        let bytes = entries.flatMap(\.name.utf8)
+        names = .allocate(capacity: max(bytes.count, 1))
+        _ = names.initialize(from: bytes)
+        nameEnds = .allocate(capacity: max(entries.count, 1))
+        var end = 0
+        for (position, entry) in entries.enumerated() {
+            end += entry.name.utf8.count
+            nameEnds[position] = end
+        }
         // A power of two at least four times the count: probes stay short.
         var count = 16
         while count < specs.count * 4 { count *= 2 }
-        var slots = [Int16](repeating: -1, count: count)
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: -1)
         for (position, entry) in entries.enumerated() {
-            var slot = entry.name.withUnsafeBufferPointer { Self.hash($0) } & (count - 1)
+            var slot = Array(entry.name.utf8).withUnsafeBufferPointer { Self.hash($0) } & (count - 1)
             while slots[slot] >= 0 { slot = (slot + 1) & (count - 1) }
             slots[slot] = Int16(position)
         }
-        self.slots = slots
+    }
+
+    deinit {
+        entries.deinitialize().deallocate()
+        names.deallocate()
+        nameEnds.deallocate()
+        slots.deallocate()
     }
 
     /// The command named `name`.
@@ -179,15 +205,17 @@ final class Dispatch: Sendable {
 
     /// The command whose name is these bytes (a request's, as it came).
     func entry(bytes: UnsafeBufferPointer<UInt8>) -> Entry? {
-        var slot = Self.hash(bytes) & (slots.count - 1)
+        let mask = slots.count - 1
+        var slot = Self.hash(bytes) & mask
         while true {
-            let position = slots[slot]
+            let position = Int(slots[slot])
             guard position >= 0 else { return nil }
-            let entry = entries[Int(position)]
-            if bytes.equals(entry.name) {
-                return entry
+            let start = position == 0 ? 0 : nameEnds[position - 1]
+            if nameEnds[position] - start == bytes.count,
+               bytes.isEmpty || memcmp(names.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0 {
+                return entries[position]
             }
-            slot = (slot + 1) & (slots.count - 1)
+            slot = (slot + 1) & mask
         }
     }
 

@@ -332,7 +332,9 @@ final class Connection<IO: ConnectionIO> {
     /// Handles the input's complete lines while the session can take them, at most `linesPerTurn` per turn; then
     /// sends the answers (unless the read will) and takes input again if it was held.
     private func handleInput() {
-        while let session, !closing, !session.isSuspended, !waitingForTurn {
+        // Bound once, not on every line: `closing` is set whenever the session goes (`closed`).
+        guard let session else { return }
+        while !closing, !session.isSuspended, !waitingForTurn {
             let line: ByteBuffer
             do {
                 guard let next = try input.next() else { break }

@@ -67,6 +67,9 @@ public final class Session {
     /// Idle flags that happened since the client last saw them.
     public private(set) var pending: IdleSubsystems = []
     public private(set) var context: CommandContext
+    /// `context.server.dispatch`, read on every command line: through `context`, which a handler may change, each
+    /// read retained and released both objects.
+    private let dispatch: Dispatch
 
     /// A command list being run: its lines and the index of the command at hand.
     private struct ListRun {
@@ -118,6 +121,7 @@ public final class Session {
 
     public init(client: ClientState, server: ServerContext) {
         context = CommandContext(client: client, server: server)
+        dispatch = server.dispatch
     }
 
     public var greeting: [UInt8] { Array("OK MPD \(context.server.settings.protocolVersion)\n".utf8) }
@@ -143,8 +147,8 @@ public final class Session {
         guard case .commandList = state else { return true }
         return line.withUnsafeReadableBytes { bytes in
             let word = Self.commandListEnd
-            return bytes.count >= word.count
-                && word.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress!, word.count) == 0 }
+            return bytes.count >= word.utf8CodeUnitCount
+                && memcmp(bytes.baseAddress!, word.utf8Start, word.utf8CodeUnitCount) == 0
         }
     }
 
@@ -351,11 +355,10 @@ public final class Session {
     private func process(_ line: UnsafeBufferPointer<UInt8>, index: Int, into output: inout Output) -> Step {
         let request: Request
         // The command is looked up by the bytes of its name, and a known one's name is the `String` made for it once.
-        let dispatch = context.server.dispatch
         var known: Dispatch.Entry?
         switch Tokenizer.tokenize(bytes: line, name: { name in
             known = dispatch.entry(bytes: name)
-            return known?.spec.name ?? String(decoding: name, as: UTF8.self)
+            return known?.name ?? String(decoding: name, as: UTF8.self)
         }) {
         case .error(let error):
             output.write(error.line(listIndex: index) + "\n")
@@ -386,7 +389,7 @@ public final class Session {
                 }
                 return .ok
             case .deferred(let work):
-                return .deferred(command: entry.spec.name, work: work)
+                return .deferred(command: entry.name, work: work)
             case .idle(let flags):
                 state = .idle(flags)
                 output.bytes.append(contentsOf: flushIdle().bytes)
@@ -397,7 +400,7 @@ public final class Session {
                 return .shutdown
             }
         } catch {
-            writeError(error, command: entry.spec.name, index: index, into: &output)
+            writeError(error, command: entry.name, index: index, into: &output)
             return .error
         }
     }
@@ -427,18 +430,19 @@ public final class Session {
         return output
     }
 
-    private static let idle = Array("idle".utf8)
-    private static let noidle = Array("noidle".utf8)
-    private static let commandListBegin = Array("command_list_begin".utf8)
-    private static let commandListOKBegin = Array("command_list_ok_begin".utf8)
-    private static let commandListEnd = Array("command_list_end".utf8)
+    // Static strings, not arrays: a static array is reached through its lazy initialiser's check on every use, and
+    // a line collected into a command list compared itself with three of them.
+    private static var idle: StaticString { "idle" }
+    private static var noidle: StaticString { "noidle" }
+    private static var commandListBegin: StaticString { "command_list_begin" }
+    private static var commandListOKBegin: StaticString { "command_list_ok_begin" }
+    private static var commandListEnd: StaticString { "command_list_end" }
 }
 
 extension UnsafeBufferPointer<UInt8> {
-    /// Whether these are `other`'s bytes: the lengths, then `memcmp` (the generic `elementsEqual` went byte by byte
+    /// Whether these are `word`'s bytes: the lengths, then `memcmp` (the generic `elementsEqual` went byte by byte
     /// through iterators, a sixth of the instructions of a `ping` in a command list).
-    func equals(_ other: [UInt8]) -> Bool {
-        count == other.count
-            && (isEmpty || other.withUnsafeBufferPointer { memcmp(baseAddress!, $0.baseAddress!, count) == 0 })
+    func equals(_ word: StaticString) -> Bool {
+        count == word.utf8CodeUnitCount && (isEmpty || memcmp(baseAddress!, word.utf8Start, count) == 0)
     }
 }
