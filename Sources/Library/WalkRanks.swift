@@ -51,11 +51,19 @@ enum WalkRanks {
             """)
     }
 
-    /// Whether every directory and every song of the tree has its rank (one lookup in each partial index).
+    /// Whether every directory and every song of the tree has its rank: one lookup in each partial index, asked by
+    /// every `find` and `search`. The songs' index is named (`INDEXED BY`): left to itself the planner, which has no
+    /// statistics, read the covering `song_walk` instead, every song's entry (0.2 ms of a 0.6 ms `find` at 10,000
+    /// songs). While an update in bulk mode has dropped that index, the query without it (a scan, and ranks are
+    /// missing then anyway).
     static func complete(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: """
+        let indexed = try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(unrankedSongsIndex)')
+            """)) ?? false
+        return try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT NOT EXISTS (SELECT 1 FROM directory WHERE walk_rank IS NULL)
-                AND NOT EXISTS (SELECT 1 FROM song WHERE walk_rank IS NULL AND directory_id IS NOT NULL)
+                AND NOT EXISTS (SELECT 1 FROM song \(indexed ? "INDEXED BY \(unrankedSongsIndex)" : "")
+                    WHERE walk_rank IS NULL AND directory_id IS NOT NULL)
             """)) ?? false
     }
 

@@ -144,4 +144,31 @@ struct WalkRanksTests {
         try forgetRanks(library)
         #expect(try await orders(library) == ranked)
     }
+
+    /// `complete` asks the partial index of unranked songs by name, and answers the same without it (an update in
+    /// bulk mode drops it): one song without a rank, with and without the index, then ranked again.
+    @Test func completeWithAndWithoutTheUnrankedIndex() throws {
+        let fixture = try GeneratedLibrary()
+        let library = fixture.library
+        try library.database.catchUpIndexes()
+        #expect(try complete(library))
+        let oneUnranked = """
+            UPDATE song SET walk_rank = NULL WHERE id = (SELECT max(id) FROM song WHERE directory_id IS NOT NULL)
+            """
+        try library.database.writer.write { db in try db.execute(sql: oneUnranked) }
+        #expect(try !complete(library))
+        try library.database.writer.write { db in
+            try db.execute(sql: "DROP INDEX \(WalkRanks.unrankedSongsIndex)")
+        }
+        #expect(try !complete(library))
+        try library.database.writer.write { db in
+            try db.execute(sql: "UPDATE song SET walk_rank = 0 WHERE walk_rank IS NULL")
+        }
+        #expect(try complete(library))
+        try library.database.writer.write { db in
+            try WalkRanks.createUnrankedSongsIndex(db)
+            try db.execute(sql: oneUnranked)
+        }
+        #expect(try !complete(library))
+    }
 }
