@@ -236,7 +236,9 @@ struct SongMatcher {
             return Self.anyValue(Self.tagBytes(song)) { matchesValue($0, match) }
         case .tag(let tag):
             return chainNames[tag.rawValue].withUnsafeBufferPointer { chain in
-                Self.chainMatches(Self.tagBytes(song), chain, emptyValue: match.value.isEmpty) { matchesValue($0, match) }
+                Self.chainMatches(Self.tagBytes(song), chain, emptyValue: match.value.isEmpty) {
+                    matchesValue($0, match)
+                }
             }
         }
     }
