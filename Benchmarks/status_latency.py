@@ -8,12 +8,13 @@ alternating between the servers in blocks so that machine noise hits both alike;
 (default 500) further connections to each server sit in `idle`.
 
 Each server is measured by a client process of its own (`status_client.c`, compiled here), holding one connection,
-as a user's client talks to one server, and every block of requests is followed by a pause (PAUSE seconds, default 0.05), so that both servers see
-the same pattern of client activity. Without the pauses the pattern differed: the block of one server was the other
-one's pause, and the scheduler placed the server that costs less CPU per request on the client's CPU (~30 µs a round
-trip) and the other on the other CPU (~140 µs), so a small difference in work showed as 3-5×. A stand-in C server
-answering after a busy loop of 0 or 5 µs won or lost that placement against MPD by that difference alone; one
-server driven without pauses settles on the other CPU, with pauses on the client's, MPD and NoSignal alike.
+as a user's client talks to one server, and every block of requests is followed by a pause (PAUSE seconds, default
+0.05), so that both servers see the same pattern of client activity. Without the pauses the pattern differed: the
+block of one server was the other one's pause, and the scheduler placed the server that costs less CPU per request
+on the client's CPU (~30 µs a round trip) and the other on the other CPU (~140 µs), so a small difference in work
+showed as 3-5×. A stand-in C server answering after a busy loop of 0 or 5 µs won or lost that placement against MPD
+by that difference alone; one server driven without pauses settles on the other CPU, with pauses on the client's,
+MPD and NoSignal alike.
 
 A round trip on loopback is mostly the kernel waking the server and then the client. Where the scheduler puts the
 server's thread decides most of it: on the client's CPU a round trip takes ~25 µs here, on the other CPU ~120 µs. So

@@ -157,7 +157,7 @@ final class Dispatch: @unchecked Sendable {
     }
 
     // Read on every command line: kept in memory of their own, not in arrays, whose reads retained and released
-    // their storage (two of a `ping`'s ~10 reference-count operations in a command list).
+    // their storage (four of the ~20 retains and releases of a `ping` in a command list).
     private let slots: UnsafeMutableBufferPointer<Int16>
     private let entries: UnsafeMutableBufferPointer<Entry>
     /// Every command's name, end to end, in `entries`' order; the name of entry `i` is `names[nameEnds[i - 1]..<
