@@ -64,12 +64,10 @@ enum WalkRanks {
     /// The songs' table for a query of its unranked rows: through their partial index, named (`INDEXED BY`). Left to
     /// itself the planner, which has no statistics, read the covering `song_walk` instead, every song's entry (0.2 ms
     /// of a 0.6 ms `find` at 10,000 songs; `rankSome` read it again from the start for every chunk). While an update
-    /// in bulk mode has dropped the index, the table alone (a scan; ranks are missing then anyway).
+    /// in bulk mode has dropped the index (with the `(tag, value)` one: `LibraryDatabase.hasBulkIndexes` is false
+    /// until the indexer builds both again), the table alone (a scan; ranks are missing then anyway).
     private static func unrankedSongs(_ db: Database) throws -> String {
-        let indexed = try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(unrankedSongsIndex)')
-            """)) ?? false
-        return indexed ? "song INDEXED BY \(unrankedSongsIndex)" : "song"
+        try LibraryDatabase.hasBulkIndexes(db) ? "song INDEXED BY \(unrankedSongsIndex)" : "song"
     }
 
     /// Directories whose songs one transaction ranks.
