@@ -31,6 +31,11 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         /// Zeroconf publishing through avahi-daemon (libavahi-client on its threaded poll).
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        /// The ID3 reader MPD uses (libid3tag: ID3v1, ID3v2.2–2.4, its conversion of old frames), so ID3 tags are read
+        /// as MPD reads them (`TagScan`).
+        .systemLibrary(name: "CID3Tag", pkgConfig: "id3tag", providers: [.apt(["libid3tag0-dev"])]),
+        /// libmpg123, MPD 0.24's first MP3 plugin: the scan's audio format, length and raw ID3v2 tag (`MP3Scan`).
+        .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         /// FFmpeg's function-like macros and the headers CFFmpeg does not cover.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         /// curl's variadic setopt/getinfo with their real types.
@@ -73,7 +78,7 @@ let package = Package(
             "PlayerCore", "CCurl", "CCrypto", "CCurlShim", "CQREncode",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
-        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: swiftSettings),
+        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CFFmpegShim", "CID3Tag", "CMpg123"], swiftSettings: swiftSettings),
         .target(name: "ALSAOutput", dependencies: ["PlayerCore", "CALSA"], swiftSettings: swiftSettings),
         /// The outputs that need no C library beyond the system's: null, fifo, pipe, httpd (encoding through the
         /// `AudioEncoderFactory` port, sockets through Glibc on the output's own thread).

@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh build   — libraries to build and run
 #   scripts/install-deps.sh test    — plus what the tests drive (real MPD, mpc, ncmpcpp, python-mpd2, ffmpeg, …)
 set -euo pipefail
-build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libasound2-dev libcurl4-openssl-dev
+build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libid3tag0-dev libmpg123-dev libasound2-dev libcurl4-openssl-dev
        libsqlite3-dev libssl-dev libqrencode-dev libicu-dev libavahi-client-dev pkg-config)
 test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl qrencode
       python3-mutagen eyed3 id3v2 flac vorbis-tools atomicparsley wavpack curl chromium chromium-driver python3-selenium

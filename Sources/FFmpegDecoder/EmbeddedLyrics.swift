@@ -50,7 +50,11 @@ extension FFmpegInspector {
             for (key, value) in metadata.pairs { take(key, value) }
         }
         if !apeContainers.contains(container) {
-            for (key, value) in APETags.read(path: path) { take(key, value) }
+            if let file = TagFile(path: path) {
+                for item in APEScan.items(file) ?? [] where item.flags & (0x3 << 1) == 0 {
+                    take(String(decoding: item.key, as: UTF8.self), Song.Tag.text(item.value))
+                }
+            }
         }
         return synchronizedLyrics(path: path).map(EmbeddedLyrics.synchronized) + texts.map(EmbeddedLyrics.text)
     }

@@ -5,14 +5,29 @@ import PlayerCore
 /// repeated keys kept apart. libavformat joins repeated keys with `;`, which would merge multi-valued tags, so
 /// these formats are read here, as MPD's own FLAC/Vorbis/Opus plugins do (`src/lib/xiph/VorbisComments.cxx`).
 enum VorbisComments {
-    /// nil when the file is not FLAC or Ogg Vorbis/Opus, or has no comment header.
-    static func read(path: String) -> [(key: String, value: String)]? {
+    /// Which stream the comments came from: MPD reads each with another plugin and maps them by other rules.
+    enum Kind { case flac, vorbis, opus, oggFLAC }
+
+    /// The comments of the file at `path`.
+    static func read(path: String) -> [(key: String, value: String)]? { readWithKind(path: path)?.comments }
+
+    /// nil when the file is not FLAC (an ID3v2 tag before it is passed over, as libFLAC does) or Ogg Vorbis, Opus or
+    /// FLAC, or has no comment header.
+    static func readWithKind(path: String) -> (kind: Kind, comments: [(key: String, value: String)])? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
-        var magic = [UInt8](repeating: 0, count: 4)
-        guard fread(&magic, 1, 4, file) == 4 else { return nil }
-        if magic == Array("fLaC".utf8) { return readFLAC(file) }
-        if magic == Array("OggS".utf8) {
+        var magic = [UInt8](repeating: 0, count: 10)
+        guard fread(&magic, 1, 10, file) == 10 else { return nil }
+        var start = 0
+        if magic[0..<3].elementsEqual("ID3".utf8), magic[6..<10].allSatisfy({ $0 < 0x80 }) {
+            start = 10 + magic[6..<10].reduce(0) { $0 << 7 | Int($1) } + (magic[5] & 0x10 != 0 ? 10 : 0)
+            guard fseek(file, start, SEEK_SET) == 0, fread(&magic, 1, 4, file) == 4 else { return nil }
+        }
+        if magic[0..<4].elementsEqual("fLaC".utf8) {
+            fseek(file, start + 4, SEEK_SET)
+            return readFLAC(file).map { (.flac, $0) }
+        }
+        if start == 0, magic[0..<4].elementsEqual("OggS".utf8) {
             fseek(file, 0, SEEK_SET)
             return readOgg(file)
         }
@@ -77,7 +92,7 @@ enum VorbisComments {
     }
 
     /// Reassembles the second packet of the first logical stream.
-    static func readOgg(_ file: UnsafeMutablePointer<FILE>) -> [(key: String, value: String)]? {
+    static func readOgg(_ file: UnsafeMutablePointer<FILE>) -> (kind: Kind, comments: [(key: String, value: String)])? {
         var serial: [UInt8]?
         var packets: [[UInt8]] = []
         var current: [UInt8] = []
@@ -101,8 +116,13 @@ enum VorbisComments {
         }
         guard packets.count == 2 else { return nil }
         let packet = packets[1]
-        if packet.starts(with: [3] + Array("vorbis".utf8)) { return parse(packet[7...]) }
-        if packet.starts(with: Array("OpusTags".utf8)) { return parse(packet[8...]) }
+        if packet.starts(with: [3] + Array("vorbis".utf8)) { return parse(packet[7...]).map { (.vorbis, $0) } }
+        if packet.starts(with: Array("OpusTags".utf8)) { return parse(packet[8...]).map { (.opus, $0) } }
+        // Ogg FLAC: the first packet is `\x7FFLAC` and STREAMINFO; the next ones are metadata blocks, the comments
+        // first (the mapping's rule), each behind a block header.
+        if packets[0].starts(with: [0x7F] + Array("FLAC".utf8)), packet.count >= 4, packet[0] & 0x7F == 4 {
+            return parse(packet[4...]).map { (.oggFLAC, $0) }
+        }
         return nil
     }
 

@@ -36,24 +36,4 @@ import PlayerCore
         // A frame that claims more bytes than the tag holds ends the reading, without a crash.
         #expect(ID3TextFrames.parse(version: 4, flags: 0, body: Array("TPE1".utf8) + [0, 0, 0x7F, 0x7F, 0, 0]).isEmpty)
     }
-
-    @Test func theDateIsTheRecordingTime() {
-        var released = [Song.Tag("Title", "T"), Song.Tag("Date", "2011")]
-        FFmpegInspector.takeDate(of: ["TDRC": ["2010-05-06"], "TDRL": ["2011"]], into: &released)
-        #expect(released == [Song.Tag("Title", "T"), Song.Tag("Date", "2010-05-06")])
-        var onlyRelease = [Song.Tag("Date", "2001"), Song.Tag("Title", "T")]
-        FFmpegInspector.takeDate(of: ["TDRL": ["2001"], "TIT2": ["T"]], into: &onlyRelease)
-        #expect(onlyRelease == [Song.Tag("Title", "T")])
-        // An ID3v2.3 year, or no ID3v2 tag at all (an ID3v1 year): libavformat's date stays.
-        var v23 = [Song.Tag("Date", "1999")]
-        FFmpegInspector.takeDate(of: ["TYER": ["1999"]], into: &v23)
-        FFmpegInspector.takeDate(of: [:], into: &v23)
-        #expect(v23 == [Song.Tag("Date", "1999")])
-    }
-
-    @Test func severalValuesReplaceTheFirstWhereItStood() {
-        var tags = [Song.Tag("Artist", "One"), Song.Tag("Title", "T")]
-        FFmpegInspector.takeEveryValue(of: ["TPE1": ["One", "Two"], "TIT2": ["T"]], into: &tags)
-        #expect(tags == [Song.Tag("Artist", "One"), Song.Tag("Artist", "Two"), Song.Tag("Title", "T")])
-    }
 }

@@ -42,9 +42,11 @@ import Testing
         let inspector = FFmpegInspector()
         for path in files {
             let native = try #require(FFmpegInspector.inspectFLAC(path: path), "\(path) not read natively")
-            let reference = try inspector.inspectWithFFmpeg(path: path, includePicture: false)
-            #expect(native == reference, "\(path)")
-            #expect(try inspector.inspect(path: path, includePicture: false) == reference)
+            let reference = try FFmpegInspector.inspectWithFFmpeg(path: path, includePicture: false, dictionaries: false)
+            #expect(native.duration == reference.file.duration, "\(path)")
+            #expect(native.audioFormat == reference.file.audioFormat, "\(path)")
+            let inspected = try inspector.inspect(path: path, includePicture: false)
+            #expect(inspected.duration == reference.file.duration && inspected.audioFormat == reference.file.audioFormat)
         }
     }
 
