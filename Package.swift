@@ -78,7 +78,7 @@ let package = Package(
             "PlayerCore", "CCurl", "CCrypto", "CCurlShim", "CQREncode",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
-        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "CFFmpeg", "CFFmpegShim", "CID3Tag", "CMpg123"], swiftSettings: swiftSettings),
+        .target(name: "FFmpegDecoder", dependencies: ["PlayerCore", "MPDProtocol", "CFFmpeg", "CFFmpegShim", "CID3Tag", "CMpg123"], swiftSettings: swiftSettings),
         .target(name: "ALSAOutput", dependencies: ["PlayerCore", "CALSA"], swiftSettings: swiftSettings),
         /// The outputs that need no C library beyond the system's: null, fifo, pipe, httpd (encoding through the
         /// `AudioEncoderFactory` port, sockets through Glibc on the output's own thread).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import MPDProtocol
 import PlayerCore
 
 /// Lyrics stored in a file's tags, as found (the caller parses `text` as LRC when it has timestamps).
@@ -44,7 +45,7 @@ extension FFmpegInspector {
         }
         var container = ""
         if let comments = VorbisComments.read(path: path) {
-            for (key, value) in comments { take(key, value) }
+            for (key, value) in comments { take(key, Song.Tag.text(ByteText.encode(value.utf8))) }
         } else if let metadata = metadataForLyrics(path: path) {
             container = metadata.container
             for (key, value) in metadata.pairs { take(key, value) }

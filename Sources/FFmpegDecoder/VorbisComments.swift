@@ -1,12 +1,13 @@
 import Glibc
+import MPDProtocol
 import PlayerCore
 
 /// Reads the Vorbis comments of FLAC and Ogg (Vorbis, Opus) files as stored: every `KEY=value` in file order,
-/// repeated keys kept apart. libavformat joins repeated keys with `;`, which would merge multi-valued tags, so
+/// repeated keys kept apart, names and values as `ByteText` (the file's bytes, invalid UTF-8 included). libavformat joins repeated keys with `;`, which would merge multi-valued tags, so
 /// these formats are read here, as MPD's own FLAC/Vorbis/Opus plugins do (`src/lib/xiph/VorbisComments.cxx`).
 enum VorbisComments {
     /// Which stream the comments came from: MPD reads each with another plugin and maps them by other rules.
-    enum Kind { case flac, vorbis, opus, oggFLAC }
+    enum Kind: Equatable { case flac, vorbis, opus, oggFLAC(FLACHeader) }
 
     /// The comments of the file at `path`.
     static func read(path: String) -> [(key: String, value: String)]? { readWithKind(path: path)?.comments }
@@ -44,12 +45,17 @@ enum VorbisComments {
     }
 
     /// What a FLAC file's metadata blocks say: STREAMINFO's facts and the Vorbis comments.
-    struct FLACHeader {
+    struct FLACHeader: Equatable {
         var sampleRate: Int
         var channels: Int
         var bitsPerSample: Int
         var totalSamples: Int64
         var comments: [(key: String, value: String)]
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.sampleRate == rhs.sampleRate && lhs.channels == rhs.channels && lhs.bitsPerSample == rhs.bitsPerSample
+                && lhs.totalSamples == rhs.totalSamples
+        }
     }
 
     /// STREAMINFO (which the format requires as the first block) and the comments of a file that starts with
@@ -62,19 +68,24 @@ enum VorbisComments {
         guard let magic = readBytes(file, 8), magic[0..<4].elementsEqual("fLaC".utf8),
               magic[4] & 0x7F == 0, Int(magic[5]) << 16 | Int(magic[6]) << 8 | Int(magic[7]) == 34,
               let info = readBytes(file, 34) else { return nil }
-        // 16 + 16 bits of block sizes, 24 + 24 of frame sizes, then 20 bits of sample rate, 3 of channels − 1,
-        // 5 of bits per sample − 1 and 36 of total samples.
+        var header = streamInfo(info[...])
+        if magic[4] & 0x80 != 0 { return header }
+        guard let comments = readFLAC(file) else { return nil }
+        header.comments = comments
+        return header
+    }
+
+    /// STREAMINFO's 34 bytes: 16 + 16 bits of block sizes, 24 + 24 of frame sizes, then 20 bits of sample rate, 3 of
+    /// channels − 1, 5 of bits per sample − 1 and 36 of total samples.
+    static func streamInfo(_ info: ArraySlice<UInt8>) -> FLACHeader {
+        let info = Array(info)
         let sampleRate = Int(info[10]) << 12 | Int(info[11]) << 4 | Int(info[12]) >> 4
         let channels = Int((info[12] >> 1) & 0x07) + 1
         let bits = (Int(info[12] & 0x01) << 4 | Int(info[13] >> 4)) + 1
         var total = Int64(info[13] & 0x0F)
         for byte in info[14..<18] { total = total << 8 | Int64(byte) }
-        var header = FLACHeader(sampleRate: sampleRate, channels: channels, bitsPerSample: bits, totalSamples: total,
-                                comments: [])
-        if magic[4] & 0x80 != 0 { return header }
-        guard let comments = readFLAC(file) else { return nil }
-        header.comments = comments
-        return header
+        return FLACHeader(sampleRate: sampleRate, channels: channels, bitsPerSample: bits, totalSamples: total,
+                          comments: [])
     }
 
     static func readFLAC(_ file: UnsafeMutablePointer<FILE>) -> [(key: String, value: String)]? {
@@ -120,8 +131,10 @@ enum VorbisComments {
         if packet.starts(with: Array("OpusTags".utf8)) { return parse(packet[8...]).map { (.opus, $0) } }
         // Ogg FLAC: the first packet is `\x7FFLAC` and STREAMINFO; the next ones are metadata blocks, the comments
         // first (the mapping's rule), each behind a block header.
-        if packets[0].starts(with: [0x7F] + Array("FLAC".utf8)), packet.count >= 4, packet[0] & 0x7F == 4 {
-            return parse(packet[4...]).map { (.oggFLAC, $0) }
+        if packets[0].starts(with: [0x7F] + Array("FLAC".utf8)), packets[0].count >= 17 + 34, packet.count >= 4,
+           packet[0] & 0x7F == 4 {
+            let info = streamInfo(packets[0][17..<(17 + 34)])
+            return parse(packet[4...]).map { (.oggFLAC(info), $0) }
         }
         return nil
     }
@@ -145,8 +158,7 @@ enum VorbisComments {
             let entry = data[index..<index + length]
             index += length
             guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            pairs.append((String(decoding: entry[..<equals], as: UTF8.self),
-                          Song.Tag.text(entry[(equals + 1)...])))
+            pairs.append((ByteText.decode(entry[..<equals]), ByteText.decode(entry[(equals + 1)...])))
         }
         return pairs
     }

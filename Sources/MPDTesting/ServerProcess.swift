@@ -94,6 +94,9 @@ public final class ServerProcess: @unchecked Sendable {
         switch kind {
         case .mpd:
             lines += ["zeroconf_enabled \"no\"", "log_level \"verbose\""]
+            // MP3 as MPD 0.24 scans it (libmpg123 first: 16-bit format, gapless length), also when the oracle is
+            // Debian's 0.23, which lists libmad first; without libmad, 0.23 reads MP3 with libmpg123 as well.
+            lines += ["decoder {", "    plugin \"mad\"", "    enabled \"no\"", "}"]
         case .nosignal:
             // MPD has no NetEase directory; the differential scripts compare the local library only.
             lines += ["data_directory \"\(path)/data\"", "cache_directory \"\(path)/cache\"",

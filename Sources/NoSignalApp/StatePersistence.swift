@@ -37,7 +37,7 @@ extension StateFileSaver {
                   let found = try? await database.songsForQueue(uri: song.uri), found.count == 1,
                   found[0].uri == song.uri
             else { continue }
-            saved.queue.entries[index].song = found[0]
+            saved.queue.entries[index].song = found[0].lookedUpByURI
         }
         _ = try? store.send(.restore(saved))
     }

@@ -52,7 +52,8 @@ class Server:
                   'audio_output {\n type "null"\n name "null"\n mixer_type "software"\n}\n'
                   'audio_output {\n type "null"\n name "second"\n mixer_type "none"\n}\n')
         if kind == "mpd":
-            config += 'zeroconf_enabled "no"\n'
+            # MP3 as MPD 0.24 scans it (libmpg123); Debian's 0.23 lists libmad first.
+            config += 'zeroconf_enabled "no"\ndecoder {\n plugin "mad"\n enabled "no"\n}\n'
             args = [MPD, "--no-daemon", "--stderr"]
         else:
             config += f'data_directory "{self.dir}/data"\ncache_directory "{self.dir}/cache"\nnetease {{\n enabled "no"\n}}\n'

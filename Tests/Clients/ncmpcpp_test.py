@@ -84,7 +84,8 @@ class Server:
                  'bind_to_address "127.0.0.1"', f'port "{self.port}"',
                  'audio_output {', ' type "null"', ' name "null"', ' mixer_type "software"', '}']
         if kind == "mpd":
-            lines += ['zeroconf_enabled "no"']
+            # MP3 as MPD 0.24 scans it (libmpg123); Debian's 0.23 lists libmad first.
+            lines += ['zeroconf_enabled "no"', 'decoder {', ' plugin "mad"', ' enabled "no"', '}']
             cmd = ["mpd", "--no-daemon", "--stderr", conf]
         else:
             lines += [f'data_directory "{workdir}/data"', f'cache_directory "{workdir}/cache"',

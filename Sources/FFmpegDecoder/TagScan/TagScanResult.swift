@@ -1,4 +1,5 @@
 import Glibc
+import MPDProtocol
 import PlayerCore
 
 /// What one of MPD's tag handlers collects from a scan, with its rules (`src/tag/Handler.cxx`, `Builder.cxx`):
@@ -23,10 +24,12 @@ struct TagScanResult {
         tags.append(Song.Tag(name, Song.Tag.text(value)))
     }
 
-    mutating func tag(_ name: String, _ value: String) { tag(name, Array(value.utf8)) }
+    /// A value kept as `ByteText` (its bytes as the file has them).
+    mutating func tag(_ name: String, _ value: String) { tag(name, ByteText.encode(value.utf8)) }
 
+    /// A pair keeps its bytes (`readcomments` prints them as the file has them, invalid UTF-8 included).
     mutating func pair(_ key: some Collection<UInt8>, _ value: some Collection<UInt8>) {
-        pairs.append((Song.Tag.text(key), Song.Tag.text(value)))
+        pairs.append((ByteText.decode(key), ByteText.decode(value)))
     }
 
     mutating func pair(_ key: String, _ value: String) { pairs.append((key, value)) }

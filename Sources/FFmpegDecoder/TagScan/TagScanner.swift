@@ -43,7 +43,7 @@ enum TagScanner {
                                                                dictionaries: !plain)
             file = ffmpeg.file
             plugin = ffmpeg.scan
-            plugin.duration = file.duration
+            plugin.duration = suffix == "mpc" ? MusepackScan.duration(path: path) ?? file.duration : file.duration
             // The plugins that scan these report no audio format.
             plugin.audioFormat = suffix == "mpc" ? nil : file.audioFormat
         }
@@ -73,6 +73,18 @@ enum TagScanner {
             XiphScan.opus(comments, into: &scan)
         default:
             return nil
+        }
+        if case .oggFLAC(let info) = kind, info.sampleRate > 0 {
+            // MPD's oggflac plugin: STREAMINFO's facts, a total of 0 samples (what an Ogg muxer that cannot seek
+            // back writes) as a duration of 0.
+            var file = InspectedFile()
+            if includePicture {
+                file.picture = try? FFmpegInspector.inspectWithFFmpeg(path: path, includePicture: true,
+                                                                      dictionaries: false).file.picture
+            }
+            scan.duration = TagScanResult.duration(samples: UInt64(info.totalSamples), rate: UInt64(info.sampleRate))
+            scan.audioFormat = "\(info.sampleRate):\(info.bitsPerSample):\(info.channels)"
+            return (file, scan)
         }
         var file: InspectedFile
         if kind == .flac, !includePicture, let native = FFmpegInspector.inspectFLAC(path: path) {

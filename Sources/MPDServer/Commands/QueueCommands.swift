@@ -228,8 +228,10 @@ enum QueueCommands {
                 throw single ? PortError.notFound("No such song") : PortError.notFound(message)
             }
             if single {
-                // `addid` takes one song, never a directory.
+                // `addid` takes one song, never a directory, and looks it up by URI (`Added:` is its file's time).
                 guard songs.count == 1, songs[0].uri == uri else { throw PortError.notFound("No such song") }
+                let ids = try store.send(.add([songs[0].lookedUpByURI], at: position), partition: partition).addedIDs
+                return idResponse(ids)
             }
             let ids = try store.send(.add(songs, at: position), partition: partition).addedIDs
             guard ids.count == songs.count else { throw PlayerError.playlistTooLarge }

@@ -292,7 +292,7 @@ enum StoredPlaylistCommands {
         songs.reserveCapacity(uris.count)
         for (uri, remote) in zip(uris, isRemote) {
             guard remote else {
-                songs.append(found[uri])
+                songs.append(found[uri]?.lookedUpByURI)
                 continue
             }
             if let catalog, catalog.recognizes(uri), let song = await catalog.knownSong(uri: uri) {

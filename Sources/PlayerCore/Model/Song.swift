@@ -90,3 +90,15 @@ public struct Song: Equatable, Sendable {
         self.audioFormat = audioFormat
     }
 }
+
+extension Song {
+    /// The song as MPD 0.24 holds one it looked up by its URI (`Database::GetSong`: the copy it hands out,
+    /// `LightSong`'s copy constructor, keeps no added time), whose `Added` is then the file's modification time
+    /// (`DetachedSong::GetAdded`). `addid`, stored playlists, playlist files and the queue restored from the state
+    /// file take songs this way; listings, `find`, `add` and `findadd` walk the database and keep its added time.
+    public var lookedUpByURI: Song {
+        var song = self
+        song.added = lastModified
+        return song
+    }
+}
