@@ -41,8 +41,8 @@ final class BrowseFixture: Sendable {
     }
 }
 
-/// Expected texts are Debian's MPD 0.23.12 answers on the same generated library, without the `Added:` lines that
-/// protocol 0.24 adds (see `withoutAdded`).
+/// Expected texts are Debian's MPD 0.23.12 answers on the same generated library (MP3 through libmpg123, as MPD 0.24
+/// reads it), without the `Added:` lines that protocol 0.24 adds (see `withoutAdded`).
 @Suite(.serialized) struct DatabaseBrowseCommandsTests {
     /// The answer without its `Added:` lines (when the scan found each song), after checking that every song has
     /// one, right after its `Last-Modified:`, as MPD 0.24's `song_print_info` writes it.
@@ -83,7 +83,7 @@ final class BrowseFixture: Sendable {
         #expect(withoutAdded(await c.send("lsinfo \"Sigur Rós/( )\"")) == """
             file: Sigur Rós/( )/01 Vaka.mp3
             Last-Modified: 2020-01-02T03:04:05Z
-            Format: 44100:24:1
+            Format: 44100:16:1
             Artist: Sigur Rós
             Title: Vaka
             Album: ( )
@@ -92,7 +92,7 @@ final class BrowseFixture: Sendable {
             Genre: Post-Rock
             MUSICBRAINZ_ARTISTID: a1e2c3d4-0001-4000-8000-000000000001
             Time: 1
-            duration: 1.044
+            duration: 1.000
             OK
 
             """)
@@ -160,6 +160,22 @@ final class BrowseFixture: Sendable {
         #expect(await c.send("update ../x") == "ACK [2@0] {update} Malformed path\n")
         await BrowseFixture.shared.library.waitForUpdates()
         #expect(!(await c.send("status")).contains("updating_db"))
+    }
+
+    /// MPD 0.24.13: `add` walks the database and keeps its added time; `addid` and stored playlists look a song up
+    /// by URI, and that copy has none, so `Added:` is the file's modification time (`DetachedSong::GetAdded`).
+    @Test func addedOfSongsLookedUpByURI() async throws {
+        let c = await BrowseFixture.shared.client()
+        func added(_ answer: String) -> [String] {
+            answer.split(separator: "\n").filter { $0.hasPrefix("Added: ") }.map { String($0.dropFirst(7)) }
+        }
+        let listed = await c.send("lsinfo \"root.ogg\"")
+        let scanned = try #require(added(listed).first)
+        #expect(!scanned.hasPrefix("2020-"), "the scan's time, not the file's: \(listed)")
+        #expect(await c.send("add \"root.ogg\"") == "OK\n")
+        #expect(await c.send("addid \"root.ogg\"").hasPrefix("Id: "))
+        #expect(added(await c.send("playlistinfo")) == [scanned, "2020-01-02T03:04:05Z"])
+        #expect(await c.send("clear") == "OK\n")
     }
 
     @Test func withoutDatabase() async {
