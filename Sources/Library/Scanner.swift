@@ -411,9 +411,13 @@ enum ScannedSong: Sendable {
     }
 
     init(_ file: InspectedFile, mask: TagMask) {
+        // MPD's builder never holds a tag `metadata_to_use` leaves out (`TagBuilder::AddItem`), so a plugin whose tags
+        // are all left out found none, and the generic scan's tags are taken instead (`ScanFileTagsWithGeneric`).
+        let kept = { (tag: Song.Tag) in TagName(parsing: tag.name).map(mask.contains) ?? false }
+        let tags = file.tags.contains(where: kept) ? file.tags : file.genericTags ?? file.tags
         var rows: [TagRow] = []
-        rows.reserveCapacity(file.tags.count)
-        for (position, tag) in file.tags.enumerated() {
+        rows.reserveCapacity(tags.count)
+        for (position, tag) in tags.enumerated() {
             guard let name = TagName(parsing: tag.name), mask.contains(name) else { continue }
             rows.append(TagRow(tag: name.rawValue, position: position, value: tag.value,
                                folded: CaseFolding.fold(tag.value)))

@@ -1,5 +1,6 @@
 import CID3Tag
 import Glibc
+import PlayerCore
 
 /// ID3 tags read as MPD reads them: parsed by libid3tag, the library MPD uses (its ID3v1 reader, ID3v2.2–2.4
 /// frames, unsynchronisation, and its conversion of old frames: `TYER`/`TDAT`/`TIME` become one `TDRC`, `TORY`
@@ -113,6 +114,25 @@ enum ID3Scan {
             guard let data = id3_field_getbinarydata(field, &length), length > 0 else { continue }
             result.tag("MUSICBRAINZ_TRACKID", UnsafeBufferPointer(start: data, count: Int(length)))
         }
+    }
+
+    /// `tag_id3_handle_apic`: the first `APIC` frame (an ID3v2.2 `PIC` as libid3tag converts it) whose MIME type is
+    /// not `-->` (a link) and whose data is not empty; the MIME type as the frame spells it.
+    static func picture(_ tag: UnsafeMutablePointer<id3_tag>) -> InspectedFile.Picture? {
+        for frame in frames(tag, "APIC") {
+            guard let mimeField = id3_frame_field(frame, 1) else { continue }
+            let mime = id3_field_getlatin1(mimeField).map {
+                String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0)
+                    .assumingMemoryBound(to: CChar.self))), as: UTF8.self)
+            }
+            if mime == "-->" { continue }
+            guard let dataField = id3_frame_field(frame, 4), dataField.pointee.type == ID3_FIELD_TYPE_BINARYDATA
+            else { continue }
+            var length: id3_length_t = 0
+            guard let data = id3_field_getbinarydata(dataField, &length), length > 0 else { continue }
+            return InspectedFile.Picture(data: Array(UnsafeBufferPointer(start: data, count: Int(length))), mimeType: mime)
+        }
+        return nil
     }
 
     // MARK: - Finding the tag (`tag_id3_load`)

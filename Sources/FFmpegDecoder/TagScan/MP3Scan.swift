@@ -1,6 +1,7 @@
 import CID3Tag
 import CMpg123
 import Glibc
+import PlayerCore
 
 /// MP3 files scanned as MPD 0.24's first MP3 plugin scans them (`mpd_mpg123_scan_file`, `Scan` in
 /// `src/decoder/plugins/Mpg123DecoderPlugin.cxx`): libmpg123 opens the file and finds its format (always 16-bit
@@ -12,7 +13,10 @@ enum MP3Scan {
     private static let initialized: Bool = { mpg123_init() == Int32(MPG123_OK.rawValue) }()
 
     /// nil when libmpg123 cannot open the file or find its format (MPD then tries its next MP3 plugin).
-    static func scan(path: String) -> TagScanResult? {
+    static func scan(path: String) -> TagScanResult? { scan(path: path, picture: nil) }
+
+    /// With `picture`, the first picture of the ID3v2 tag is also handed over (`tag_id3_handle_apic`).
+    static func scan(path: String, picture: ((InspectedFile.Picture?) -> Void)?) -> TagScanResult? {
         guard initialized else { return nil }
         var error: Int32 = 0
         guard let handle = mpg123_new(nil, &error) else { return nil }
@@ -39,6 +43,7 @@ enum MP3Scan {
         if mpg123_id3_raw(handle, &v1, &v1Size, &v2, &v2Size) == Int32(MPG123_OK.rawValue), let v2, v2Size > 0,
            let tag = ID3Scan.Tag(Array(UnsafeBufferPointer(start: v2, count: v2Size))) {
             ID3Scan.scan(tag.pointer, into: &result)
+            picture?(ID3Scan.picture(tag.pointer))
         }
         let samples = mpg123_length(handle)
         if samples >= 0 { result.duration = TagScanResult.duration(samples: UInt64(samples), rate: UInt64(rate)) }

@@ -27,12 +27,10 @@ enum TagScanner {
         let suffix = suffix(of: path)
         var plugin = TagScanResult()
         var file = InspectedFile()
-        if suffix == "mp3", let scanned = MP3Scan.scan(path: path) {
+        var id3Picture: InspectedFile.Picture?
+        if suffix == "mp3", let scanned = MP3Scan.scan(path: path, picture: includePicture ? { id3Picture = $0 } : nil) {
             plugin = scanned
-            if includePicture {
-                file.picture = try? FFmpegInspector.inspectWithFFmpeg(path: path, includePicture: true,
-                                                                      dictionaries: false).file.picture
-            }
+            file.picture = id3Picture
         } else if let xiph = xiphScan(path: path, suffix: suffix, includePicture: includePicture) {
             plugin = xiph.scan
             file = xiph.file
@@ -51,8 +49,11 @@ enum TagScanner {
         if let tagFile = TagFile(path: path), !APEScan.scan(tagFile, into: &generic),
            let tag = ID3Scan.load(tagFile) {
             ID3Scan.scan(tag.pointer, into: &generic)
+            // `readpicture` takes the first picture: the plugin's, else the generic ID3 tag's.
+            if includePicture, file.picture == nil { file.picture = ID3Scan.picture(tag.pointer) }
         }
         file.tags = plugin.tags.isEmpty ? generic.tags : plugin.tags
+        file.genericTags = plugin.tags.isEmpty ? nil : generic.tags
         file.comments = plugin.pairs + generic.pairs
         file.duration = plugin.duration
         file.audioFormat = plugin.audioFormat

@@ -10,6 +10,9 @@ public struct InspectedFile: Sendable, Equatable {
     public var audioFormat: String?
     /// Every metadata pair as the file stores it (container, then audio stream), for `readcomments`.
     public var comments: [(key: String, value: String)]
+    /// When `tags` are the file's own (its format's reader found some), the tags of the generic scan (an APEv2 or
+    /// ID3 tag), which MPD takes instead when `metadata_to_use` leaves out every one of them; nil otherwise.
+    public var genericTags: [Song.Tag]?
     /// The first embedded picture, when asked for.
     public var picture: Picture?
 
@@ -32,7 +35,7 @@ public struct InspectedFile: Sendable, Equatable {
     }
 
     public static func == (lhs: InspectedFile, rhs: InspectedFile) -> Bool {
-        lhs.tags == rhs.tags && lhs.duration == rhs.duration && lhs.audioFormat == rhs.audioFormat
+        lhs.tags == rhs.tags && lhs.genericTags == rhs.genericTags && lhs.duration == rhs.duration && lhs.audioFormat == rhs.audioFormat
             && lhs.picture == rhs.picture && lhs.comments.elementsEqual(rhs.comments, by: { $0 == $1 })
     }
 }
