@@ -84,6 +84,19 @@ public struct FFmpegInspector: AudioFileInspector {
         }
         result.audioFormat = Self.audioFormat(audio.pointee.codecpar.pointee)
         result.picture = picture
+        if dictionaries {
+            // MPD's FFmpeg plugin (`FfmpegScanStream`, `FromFfmpegTime`): the stream's duration if it has one, else
+            // the container's, rescaled to the nearest millisecond.
+            let milli = AVRational(num: 1, den: 1000)
+            if audio.pointee.duration != nopts {
+                result.duration = Double(max(0, av_rescale_q(audio.pointee.duration, audio.pointee.time_base, milli))) / 1000
+            } else if format.pointee.duration != nopts {
+                result.duration = Double(max(0, av_rescale_q(format.pointee.duration,
+                                                             AVRational(num: 1, den: AV_TIME_BASE), milli))) / 1000
+            } else {
+                result.duration = nil
+            }
+        }
         var scan = TagScanResult()
         if dictionaries {
             FFmpegDictionaryScan.scan(format.pointee.metadata, into: &scan)

@@ -35,7 +35,8 @@ enum TagScanner {
             plugin = xiph.scan
             file = xiph.file
         } else {
-            // wavpack and mpcdec find no tags, nor does libmad (MPD's MP3 plugin after libmpg123).
+            // wavpack and mpcdec find no tags, nor does libmad (MPD's MP3 plugin after libmpg123); the FFmpeg plugin's
+            // duration is rounded to the millisecond, theirs are not.
             let plain = ["wv", "mpc", "mp3"].contains(suffix)
             let ffmpeg = try FFmpegInspector.inspectWithFFmpeg(path: path, includePicture: includePicture,
                                                                dictionaries: !plain)
