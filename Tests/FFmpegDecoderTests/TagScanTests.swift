@@ -179,6 +179,24 @@ import Testing
                                     "ArtistSort: Artist, The", "TitleSort: Name, The"])
     }
 
+    /// Raw AAC goes to MPD's faad plugin: no format, the length from counting the ADTS frames (1,024 samples each),
+    /// and the tags from the generic scan (libid3tag: both values of `TPE1`, where FFmpeg's dictionary keeps one).
+    @Test func aacThroughFaadsRules() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/a.aac"
+        _ = try run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=r=44100:d=1.3", "-ac", "2",
+                     "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-c:a", "aac", "-f", "adts", path])
+        try Self.mutagen(path, """
+            from mutagen.id3 import ID3, TIT2, TPE1
+            t = ID3(); t.add(TIT2(encoding=3, text=['AAC'])); t.add(TPE1(encoding=3, text=['X', 'Y'])); t.save(PATH)
+            """)
+        let file = try FFmpegInspector().inspect(path: path, includePicture: false)
+        #expect(Self.tags(file) == ["Artist: X", "Artist: Y", "Title: AAC"])
+        #expect(file.audioFormat == nil)
+        #expect(file.duration == 1.323)  // 57 frames × 1,024 samples at 44.1 kHz, as MPD 0.24.13 says
+    }
+
     /// WavPack's plugin finds no tags; the generic scan reads its APEv2 tag, every value of a multi-value item.
     @Test func wavPackMultiValueItems() throws {
         let directory = try Self.directory()

@@ -13,7 +13,8 @@ import PlayerCore
 /// | ogg, oga | vorbis, oggflac, opus, ffmpeg | `VorbisComments` + `XiphScan.vorbis`/`opus` |
 /// | opus | opus | `VorbisComments` + `XiphScan.opus` |
 /// | wv | wavpack (no tags: the generic APE scan) | FFmpeg for duration and format |
-/// | mpc | mpcdec (duration only: the generic APE scan) | FFmpeg for the duration |
+/// | mpc | mpcdec (duration only: the generic APE scan) | `MusepackScan` |
+/// | aac | faad (duration only: the generic scan) | `AACScan` |
 /// | anything else (m4a, wav, aiff, ape, …) | ffmpeg (`FfmpegScanDictionary`) | `FFmpegDictionaryScan` |
 /// | any, after a plugin without tags | `tag_ape_scan2`, `tag_id3_scan` | `APEScan`, `ID3Scan` (libid3tag) |
 enum TagScanner {
@@ -31,6 +32,9 @@ enum TagScanner {
         if suffix == "mp3", let scanned = MP3Scan.scan(path: path, picture: includePicture ? { id3Picture = $0 } : nil) {
             plugin = scanned
             file.picture = id3Picture
+        } else if suffix == "aac", let length = AACScan.duration(path: path) {
+            // faad: the length only; the tags (and a picture) come from the generic scan.
+            plugin.duration = length
         } else if let xiph = xiphScan(path: path, suffix: suffix, includePicture: includePicture) {
             plugin = xiph.scan
             file = xiph.file
