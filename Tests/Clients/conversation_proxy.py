@@ -25,7 +25,8 @@
         randomness) are left out, and so are idles that returned on their own, with no request in between that
         could have caused them (a song ending during the recording): their `noidle`-less `<` would wait for an
         event the replay does not produce at the same point. With `--freeze`, each request that starts playback
-        (play, playid, next, previous, seek*) goes in a command list with `pause 1` after it. Requests are written plain when the format allows,
+        (play, playid, next, previous, seek*) goes in a command list with `pause 1` after it, then 300 ms pass (the decoder opens the song and
+        the player's events are out before the next request). Requests are written plain when the format allows,
         else as raw strings (`"…\\n"`).
 
 Used as a module: `Proxy(upstream_port, log_path)` has `.port` and `.stop()`.
@@ -223,7 +224,8 @@ PLAYING = {"play", "playid", "next", "previous", "seek", "seekid", "seekcur"}
 
 def convert(records, drop=(), header="", library="standard", freeze=False):
     """With `freeze`, every request that starts playback is sent in a command list with `pause 1` after it: the
-    harness's null output plays a 2 s song in no time, so what a later `status` shows would be timing."""
+    harness's null output plays a 2 s song in no time, so what a later `status` shows would be timing; the
+    300 ms after it let the decoder open the song (`audio:`) and the player's idle events come out."""
     frozen_lists = set()
     drops = [re.compile(d) for d in drop]
     steps = []
@@ -264,7 +266,7 @@ def convert(records, drop=(), header="", library="standard", freeze=False):
                     requests_since_idle[m] += 1
             if freeze and word in PLAYING and n not in in_list:
                 steps += [f"@{n} command_list_begin", f"@{n} {quote_step(ids(line))}", f"@{n} pause 1",
-                          f"@{n} command_list_end"]
+                          f"@{n} command_list_end", "!sleep 300"]
                 continue
             if freeze and word in PLAYING:
                 frozen_lists.add(n)
