@@ -274,6 +274,7 @@ partition=
 
 [LibraryPage]
 viewMode=iconview
+grouping=album
 albumSort=artist
 """
 
