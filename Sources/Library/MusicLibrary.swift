@@ -461,10 +461,13 @@ public final class MusicLibrary: Sendable {
 
     /// The cover file for a song's directory: MPD 0.23's `cover.png`, `cover.jpg`, `cover.webp`, then the common
     /// `folder.*`/`front.*` names. Returns the whole file (covers are small).
+    /// A URI that ends with a slash names a folder (Cantata's `albumart "Artist/Album/" 0`): MPD up to 0.24.10
+    /// took the parent of `<music>/Artist/Album/`, which is that folder.
     public func albumArt(uri raw: String) throws -> [UInt8] {
         guard !raw.contains("://"), !raw.hasPrefix("/") else { throw LibraryError.notFound("No file exists") }
-        let uri = try Self.normalize(raw)
-        let directory = absolutePath(Self.parent(of: uri))
+        let folder = raw.hasSuffix("/")
+        let uri = try Self.normalize(folder ? String(raw.dropLast()) : raw)
+        let directory = absolutePath(folder ? uri : Self.parent(of: uri))
         for name in Self.coverNames {
             if let data = FileManager.default.contents(atPath: directory + "/" + name) { return Array(data) }
         }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import MPDProtocol
 import PlayerCore
 import Synchronization
 
@@ -33,29 +34,39 @@ public final class PlaylistDirectory: Sendable {
 
     static let suffix = ".m3u"
 
-    /// `spl_valid_name`: not empty, no `/`, no CR or LF.
-    public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == 0x0A || $0 == 0x0D }
-    }
+    /// `spl_valid_name` (MPD 0.24.13): not empty, no `/`, no LF, valid UTF-8 by MPD's check.
+    public static func isValidName(_ name: String) -> Bool { ByteText.isValidPlaylistName(name) }
 
     func file(_ name: String) throws(PlayerError) -> String {
         guard Self.isValidName(name) else { throw .badPlaylistName }
         return path + "/" + name + Self.suffix
     }
 
-    /// `listplaylists`: every `*.m3u` with a valid name, sorted by name.
+    /// `listplaylists`: every regular `*.m3u` whose name is not empty and has no newline, in the directory's own
+    /// order, unsorted (MPD's `ListPlaylistFiles` reads the directory with `readdir` and lists what it reads).
     public func list() throws -> [Info] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var names: [String] = []
+        if let directory = opendir(path) {
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
+                        String(cString: $0)
+                    }
+                }
+                names.append(name)
+            }
+        }
         var result: [Info] = []
         for entry in names where entry.hasSuffix(Self.suffix) {
             let name = String(entry.dropLast(Self.suffix.count))
-            guard Self.isValidName(name) else { continue }
+            guard !name.isEmpty, !name.contains("\n") else { continue }
             let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + entry)
             guard (attributes?[.type] as? FileAttributeType) == .typeRegular else { continue }
             let date = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
             result.append(Info(name: name, lastModified: Int64(date.timeIntervalSince1970)))
         }
-        return result.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return result
     }
 
     public func exists(_ name: String) -> Bool {

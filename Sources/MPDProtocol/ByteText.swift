@@ -87,3 +87,39 @@ public enum ByteText {
     @inlinable
     static func needsEncoding(_ byte: UInt8) -> Bool { byte == 0xF4 }
 }
+
+extension ByteText {
+    /// MPD's `ValidateUTF8` (`src/util/UTF8.cxx`) on the bytes the client sent: a lead byte followed by as many
+    /// continuation bytes as it announces (up to five: MPD's check is structural and lets overlong forms,
+    /// surrogates and 5–6 byte sequences pass), no stray continuation byte, no 0xFE/0xFF. Since MPD 0.24.11 a
+    /// stored playlist's name must pass it (`spl_valid_name` → `VerifyStringUTF8`).
+    public static func isMPDValidUTF8(_ text: String) -> Bool {
+        let bytes = text.utf8.contains(0xF4) ? encode(text.utf8) : Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            index += 1
+            let continuations: Int
+            switch lead {
+            case 0x00...0x7F: continue
+            case 0xC0...0xDF: continuations = 1
+            case 0xE0...0xEF: continuations = 2
+            case 0xF0...0xF7: continuations = 3
+            case 0xF8...0xFB: continuations = 4
+            case 0xFC...0xFD: continuations = 5
+            default: return false
+            }
+            for _ in 0..<continuations {
+                guard index < bytes.count, bytes[index] & 0xC0 == 0x80 else { return false }
+                index += 1
+            }
+        }
+        return true
+    }
+
+    /// `spl_valid_name` of MPD 0.24.13 (`src/PlaylistFile.cxx`): not empty, no `/`, no newline, valid UTF-8 by
+    /// MPD's check. A carriage return is allowed again since 0.24.11.
+    public static func isValidPlaylistName(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == 0x0A } && isMPDValidUTF8(name)
+    }
+}

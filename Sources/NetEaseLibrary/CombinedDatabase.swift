@@ -23,7 +23,8 @@ public final class CombinedDatabase: MusicDatabase {
 
     public func songsForQueue(uri: String) async throws -> SongList {
         if catalog.contains(uri) {
-            return SongList(try await entries(uri: uri, recursive: true).compactMap(\.song))
+            // Adding asks NetEase for what it has not synced: an unreachable NetEase is an error here.
+            return SongList(try await catalogEntries(uri: uri, recursive: true, listing: false).compactMap(\.song))
         }
         if songID(uri) != nil { return SongList(try await catalog.songs(for: uri)) }
         var songs = try await local.songsForQueue(uri: uri)
@@ -89,8 +90,12 @@ public final class CombinedDatabase: MusicDatabase {
         }
     }
 
-    private func catalogEntries(uri: String, recursive: Bool) async throws -> [LibraryEntry] {
-        try await catalog.call("cannot list \(uri)") { try self.catalog.entries(uri: uri, recursive: recursive) }
+    /// `listing`: for `lsinfo`/`listall(info)`, where a NetEase that cannot answer lists what is synced (or
+    /// nothing) instead of failing (`NetEaseCatalog.entries`).
+    private func catalogEntries(uri: String, recursive: Bool, listing: Bool = true) async throws -> [LibraryEntry] {
+        try await catalog.call("cannot list \(uri)") {
+            try self.catalog.entries(uri: uri, recursive: recursive, listing: listing)
+        }
     }
 
     public func files(uri: String) async throws -> [StorageEntry] {

@@ -1,5 +1,6 @@
 import Foundation
 import Library
+import Logging
 import NetEase
 import PlayerCore
 import ServerPorts
@@ -186,14 +187,21 @@ extension NetEaseCatalog {
     /// `lsinfo`/`listall(info)` of a path in the virtual directory (the root itself included): synced directories
     /// from the database, the rest live. Recursion goes live only below a folder the client named; from the root
     /// it shows what is synced, so `listall` never sends a burst of requests.
-    func entries(uri: String, recursive: Bool) throws -> [LibraryEntry] {
+    ///
+    /// `listing` (browsing, not adding): a folder NetEase cannot list now (unreachable, login needed, rate limited)
+    /// lists what is synced of it, or nothing, and the failure is logged, so a client that walks the tree at every
+    /// start (Cantata) gets no error for a NetEase it cannot reach. Browsing still asks NetEase each time (a
+    /// refused connection fails at once), so a listing is whole again as soon as NetEase answers. Adding a folder
+    /// (`listing` false) fails instead: it cannot be answered without NetEase.
+    func entries(uri: String, recursive: Bool, listing: Bool = false) throws -> [LibraryEntry] {
         var entries: [LibraryEntry] = []
         if recursive { entries.append(.directory(path: uri, lastModified: nil)) }
-        try walk(uri, recursive: recursive, live: !components(uri).isEmpty, into: &entries)
+        try walk(uri, recursive: recursive, live: !components(uri).isEmpty, lenient: listing, into: &entries)
         return entries
     }
 
-    private func walk(_ uri: String, recursive: Bool, live: Bool, into entries: inout [LibraryEntry]) throws {
+    private func walk(_ uri: String, recursive: Bool, live: Bool, lenient: Bool = false,
+                      into entries: inout [LibraryEntry]) throws {
         let path = components(uri)
         // The root's folders are fixed; synced contents come from the database.
         if !path.isEmpty, let library, let synced = try library.remoteEntries(path: uri, recursive: recursive) {
@@ -206,12 +214,20 @@ extension NetEaseCatalog {
             return
         }
         guard path.isEmpty || live else { return }
-        guard let listing = try listing(path) else { throw PortError.notFound("No such directory") }
+        let found: Listing?
+        do throws(NetEaseError) {
+            found = try listing(path)
+        } catch {
+            guard lenient else { throw error }
+            logger.warning("NetEase: cannot list \(uri): \(error); listed what is synced")
+            return
+        }
+        guard let listing = found else { throw PortError.notFound("No such directory") }
         entries += listing.songs.map(LibraryEntry.song)
         for child in listing.children {
             let childURI = uri + "/" + child.name
             entries.append(.directory(path: childURI, lastModified: child.lastModified))
-            if recursive { try walk(childURI, recursive: true, live: live, into: &entries) }
+            if recursive { try walk(childURI, recursive: true, live: live, lenient: lenient, into: &entries) }
         }
     }
 }

@@ -21,8 +21,11 @@ extension PartitionState {
         return queue.moveOrderBefore(order, 0)
     }
 
-    /// `playlist::PlayOrder`: start `order` from its beginning (or `seek`), unpaused.
+    /// `playlist::PlayOrder`: start `order` from its beginning (or `seek`), unpaused. Starting a song clears the
+    /// player's error (`PlayerControl::Play` → `SeekLocked` → `ClearError`): so `play`, `next`, `previous`, a
+    /// deleted current song and the skip past a song that failed all drop a stale `error:`; `stop` and `clear` keep it.
     mutating func playOrder(_ order: Int, seek: Double? = nil) {
+        player.error = nil
         player.state = .play
         player.currentOrder = order
         engine.pendingStart = .init(seek: seek)

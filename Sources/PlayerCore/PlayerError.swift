@@ -19,7 +19,7 @@ public enum PlayerError: Error, Equatable, Sendable {
     /// ACK 56 with MPD's text, which differs between `save` ("Playlist already exists") and `rename`
     /// ("Playlist exists already").
     case playlistExists(String)
-    /// ACK 2 "Bad playlist name": empty, or containing `/`, CR or LF.
+    /// ACK 2 "Bad playlist name": empty, or containing `/` or LF, or not UTF-8 by MPD's check (MPD 0.24.11).
     case badPlaylistName
     /// ACK 50 with MPD's text, which differs between the output commands ("No such audio output") and
     /// `moveoutput` ("No such output").

@@ -141,6 +141,11 @@ public final class AudioPlayer: Sendable {
         engine(partition)?.currentProgress
     }
 
+    /// `stats`' `playtime:`: the seconds a partition's player has played (0 for a partition without an engine).
+    public func totalPlayTime(partition: String) -> Double {
+        engine(partition)?.totalPlayTime ?? 0
+    }
+
     public func shutdown() {
         let engines = inner.withLock { Array($0.engines.values) }
         for engine in engines { engine.shutdown() }

@@ -142,6 +142,7 @@ extension PlaybackEngine {
         while pipe.baseSequence < minimum, case .audio(let chunk)? = pipe.front {
             pipe.popFront()
             progress?.elapsed = chunk.time + chunk.duration
+            playTime += chunk.duration
             progress?.bitrate = chunk.bitrate
             progress?.format = chunk.sourceFormat
         }

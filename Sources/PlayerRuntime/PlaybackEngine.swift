@@ -80,6 +80,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     var drainBeforePause = false
     var endedNaturally = false
     var progress: PlaybackProgress?
+    /// Seconds of audio every output has played since the engine was made: `stats`' `playtime:` (MPD's
+    /// `PlayerControl::total_play_time`, which grows by each chunk the player sends to its outputs). It grows only
+    /// while outputs take audio, so never while paused or stopped.
+    var playTime: Double = 0
     /// The current song's tags for outputs that carry them (httpd); `version` changes with stream titles.
     var tags: (id: Int, tags: [Song.Tag], version: Int)?
     var tagsVersion = 0
@@ -206,6 +210,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
 
     public var currentProgress: PlaybackProgress? { lock.withLock { running ? progress : nil } }
+
+    /// `playtime:` of `stats`: the seconds played so far (`playTime`).
+    public var totalPlayTime: Double { lock.withLock { playTime } }
 
     // MARK: Outputs
 

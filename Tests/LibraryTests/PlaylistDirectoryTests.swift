@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Library
 import PlayerCore
 import Testing
@@ -59,12 +60,47 @@ import Testing
         #expect(throws: PlayerError.playlistExists("Playlist exists already")) { try directory.rename("nope", to: "b") }
         #expect(throws: PlayerError.noSuchPlaylist) { try directory.rename("nope", to: "c") }
         try directory.rename("a", to: "c")
-        #expect(try directory.list().map(\.name) == ["b", "c"])
+        #expect(Set(try directory.list().map(\.name)) == ["b", "c"])
         try directory.edit("c", createIfMissing: false) { $0 + ["x"] }
         #expect(try directory.load("c") == ["1", "x"])
         #expect(throws: PlayerError.noSuchPlaylist) { try directory.edit("z", createIfMissing: false) { $0 } }
         try directory.remove("c")
         #expect(try directory.list().map(\.name) == ["b"])
+    }
+
+    /// `spl_valid_name` of MPD 0.24.13: a name that is not UTF-8 (by MPD's check) is refused, a carriage return is
+    /// allowed again (0.24.11 dropped that check), a newline is not.
+    @Test func namesByMPD0_24_13sRules() throws {
+        for name in ["\u{10FFFF}", "caf\u{10FFE9}", "a\nb", "a/b", ""] {
+            #expect(throws: PlayerError.badPlaylistName, "\(name.debugDescription)") {
+                try directory.save(name, uris: [], mode: .create)
+            }
+        }
+        try directory.save("a\rb", uris: ["x"], mode: .create)
+        #expect(try directory.load("a\rb") == ["x"])
+        // C0 80 (an overlong NUL) passes MPD's structural check.
+        try directory.save("\u{10FFC0}\u{10FF80}", uris: [], mode: .create)
+        #expect(Set(try directory.list().map(\.name)).count == 2)
+    }
+
+    /// `listplaylists` in the order the directory gives its entries (MPD's `ListPlaylistFiles` reads it with
+    /// `readdir` and does not sort), here compared with what `readdir` gives.
+    @Test func listIsInTheDirectorysOrder() throws {
+        let names = ["kiwi", "apple", "mango", "banana", "cherry", "date", "fig", "grape", "lemon", "plum"]
+        for name in names { try directory.save(name, uris: [], mode: .create) }
+        var order: [String] = []
+        let handle = try #require(opendir(root))
+        while let entry = readdir(handle) {
+            let file = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if file.hasSuffix(".m3u") { order.append(String(file.dropLast(4))) }
+        }
+        closedir(handle)
+        #expect(Set(order) == Set(names))
+        // The premise: this directory's order is not the names' sorted order.
+        #expect(order != order.sorted())
+        #expect(try directory.list().map(\.name) == order)
     }
 }
 

@@ -148,6 +148,53 @@ final class BrowseFixture: Sendable {
         #expect(await c.send("readpicture nope.mp3 0") == "ACK [50@0] {readpicture} No such song\n")
     }
 
+    /// Cantata asks for a cover by the song's folder with its trailing slash: that folder's cover, as MPD up to
+    /// 0.24.10 answered (0.24.11's path check refuses it; a declared difference). `readpicture` of a folder and the
+    /// other unsafe forms answer 0.24.13's `Bad relative path`.
+    @Test func cantataAsksForTheFoldersCover() async throws {
+        let c = await BrowseFixture.shared.client()
+        let folder = await c.sendRaw(Array("albumart \"Sigur Rós/Ágætis byrjun/\" 0".utf8)).text
+        let song = await c.sendRaw(Array("albumart \"Sigur Rós/Ágætis byrjun/01 Intro.flac\" 0".utf8)).text
+        #expect(folder.hasPrefix("size: 230\nbinary: 230\n"))
+        #expect(folder == song)
+        // A root song's "folder" (`root.ogg/`) has no cover; a folder without one neither.
+        #expect(await c.send("albumart root.ogg/ 0") == "ACK [50@0] {albumart} No file exists\n")
+        #expect(await c.send("albumart Untagged/ 0") == "ACK [50@0] {albumart} No file exists\n")
+        #expect(await c.send("albumart Untagged// 0") == "ACK [2@0] {albumart} Bad relative path\n")
+        #expect(await c.send("albumart ../x 0") == "ACK [2@0] {albumart} Bad relative path\n")
+        // The offset is parsed first.
+        #expect(await c.send("albumart ../x x") == "ACK [2@0] {albumart} Integer expected: x\n")
+        #expect(await c.send("readpicture Various/Compilation/ 0") == "ACK [2@0] {readpicture} Bad relative path\n")
+        #expect(await c.send("readpicture Various/Compilation 0") == "ACK [50@0] {readpicture} No such song\n")
+        // A NetEase song's folder (`netease://song/`) names no song: no cover, and no request.
+        #expect(await c.send("albumart netease://song/ 0") == "ACK [50@0] {albumart} No file exists\n")
+    }
+
+    /// MPD 0.24.11's path traversal fix (`LocateUri` → `uri_safe_local`): `..`, `.`, doubled, leading-dot-only
+    /// and trailing-slash segments answer `Bad relative path` in every command that locates a URI; the empty URI
+    /// stays the root for `lsinfo`, `listfiles` and `add` (0.24.12); `update` keeps its own "Malformed path".
+    @Test func unsafeRelativeURIsAreBadRelativePaths() async throws {
+        let c = await BrowseFixture.shared.client()
+        for command in ["lsinfo", "listfiles", "add", "addid", "readcomments", "load", "listplaylist",
+                        "listplaylistinfo", "playlistlength"] {
+            for uri in ["..", "../x", "Untagged/", "Untagged//silence.wav", "./Untagged", "Untagged/.", "a/../b"] {
+                #expect(await c.send("\(command) \"\(uri)\"") == "ACK [2@0] {\(command)} Bad relative path\n",
+                        "\(command) \(uri)")
+            }
+        }
+        #expect(await c.send("searchplaylist .. \"(bad\"") == "ACK [2@0] {searchplaylist} Bad relative path\n")
+        for command in ["addid", "readcomments", "load", "listplaylist"] {
+            #expect(await c.send("\(command) \"\"") == "ACK [2@0] {\(command)} Bad relative path\n", "\(command)")
+        }
+        #expect(await c.send("lsinfo \"\"").hasSuffix("OK\n"))
+        #expect(await c.send("listfiles \"\"").hasSuffix("OK\n"))
+        #expect(!(await c.send("lsinfo .hidden.ogg")).contains("Bad relative path"))
+        #expect(!(await c.send("lsinfo Untagged")).hasPrefix("ACK"))
+        // `add`'s position is parsed before the URI is located.
+        #expect(await c.send("add .. x") == "ACK [2@0] {add} Integer expected: x\n")
+        #expect(await c.send("update ../x") == "ACK [2@0] {update} Malformed path\n")
+    }
+
     @Test func readcommentsStatsAndUpdate() async throws {
         let c = await BrowseFixture.shared.client()
         #expect(await c.send("readcomments \"Untagged/silence.wav\"") == "OK\n")

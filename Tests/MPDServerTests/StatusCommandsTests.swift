@@ -1,3 +1,4 @@
+import Foundation
 import MPDProtocol
 @testable import MPDServer
 import PlayerCore
@@ -113,6 +114,47 @@ import Testing
         #expect(lines.first.map { $0.hasPrefix("uptime: ") && UInt($0.dropFirst(8)) != nil } == true)
         #expect(stats.hasSuffix("\nplaytime: 0\nOK\n"))
         #expect(await c.send("stats x") == "ACK [2@0] {stats} wrong number of arguments for \"stats\"\n")
+    }
+
+    /// `playtime:` counts what the player has played (`PlayerControl::total_play_time`, grown by each chunk sent to
+    /// the outputs): a 2 s tone played through the null output gives 2, and nothing is added while paused or
+    /// stopped.
+    @Test func statsCountsTheTimePlayed() async throws {
+        let audio = AudioServer()
+        let directory = NSTemporaryDirectory() + "nosignal-playtime-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tone = directory + "/tone.wav"
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                            "sine=frequency=440:duration=2:sample_rate=44100", "-ac", "2", tone]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        #expect(ffmpeg.terminationStatus == 0)
+        let c = await audio.client()
+        func playtime() async -> String? {
+            await c.send("stats").split(separator: "\n").first { $0.hasPrefix("playtime: ") }.map(String.init)
+        }
+        #expect(await playtime() == "playtime: 0")
+        try audio.server.store.send(.add([Song(uri: tone), Song(uri: tone)]))
+        #expect(await c.send("play 0") == "OK\n")
+        // Paused at once: whatever was played before the pause stays as it is while paused.
+        #expect(await c.send("pause 1") == "OK\n")
+        let paused = await playtime()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await playtime() == paused)
+        #expect(await c.send("stop") == "OK\n")
+        #expect(await c.send("play 1") == "OK\n")
+        for _ in 0..<200 where await c.send("status").contains("state: play") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(await c.send("status").contains("state: stop"))
+        // The stopped song's fraction and the whole second one: 2 s rounded, whatever part of song 0 played.
+        let played = await playtime()
+        #expect(played == "playtime: 2" || played == "playtime: 3", "\(played ?? "none")")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await playtime() == played)
     }
 
     @Test func idleDeliversPendingAtOnceAndNoidleAnswers() async {

@@ -51,17 +51,18 @@ final class Fixture: @unchecked Sendable {
     var demo: DemoCatalog { server.catalog }
     var coverDirectory: String { root + "/cache/netease-covers" }
 
+    /// `apiURL`: where the session sends its requests instead of the fake (a closed port: NetEase unreachable).
     init(loggedIn: Bool = true, timeout: Int = 10, quality: String = NetEaseSettings.defaultQuality,
-         trialTracks: NetEaseSettings.TrialPolicy = .play) throws {
+         trialTracks: NetEaseSettings.TrialPolicy = .play, apiURL: String? = nil) throws {
         server = try FakeNetEaseServer(options: .init(privateKey: TestKeys.pair.privateKey))
         try server.start()
         root = NSTemporaryDirectory() + "nosignal-netease-library-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root + "/music", withIntermediateDirectories: true)
         let keyFile = root + "/weapi-public.pem"
         try TestKeys.pair.publicPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        var settings = NetEaseSettings(apiURL: server.baseURL, quality: quality,
+        var settings = NetEaseSettings(apiURL: apiURL ?? server.baseURL, quality: quality,
                                        cookieFile: root + "/data/netease-cookies", timeout: timeout,
-                                       eapiURL: server.baseURL, weapiPublicKeyFile: keyFile, syncInterval: 0,
+                                       eapiURL: apiURL ?? server.baseURL, weapiPublicKeyFile: keyFile, syncInterval: 0,
                                        scrobble: false)
         settings.trialTracks = trialTracks
         self.settings = NetEaseOptions(settings)
@@ -133,6 +134,12 @@ final class Fixture: @unchecked Sendable {
 
     func entries(_ uri: String, recursive: Bool = false) async throws -> [LibraryEntry] {
         try await combined.entries(uri: uri, recursive: recursive)
+    }
+
+    /// A folder's live listing as adding it needs it: a NetEase failure is an error (a listing for `lsinfo`
+    /// lists nothing instead), so the error tests see NetEase's errors through it.
+    func strictEntries(_ uri: String) async throws -> [LibraryEntry] {
+        try await catalog.call("cannot list \(uri)") { try self.catalog.entries(uri: uri, recursive: false) }
     }
 }
 

@@ -116,7 +116,9 @@ import Testing
     @Test func anUnavailableSongIsSkippedWithAnErrorAndTheNextOnePlays() throws {
         let fixture = try Fixture()
         let player = Player(fixture)
-        try player.play([5_000_045, 5_000_011])
+        // Again at the end: the start of 5000011 cleared the first skip's error (MPD's `PlayOrder` → `ClearError`);
+        // the last one's stays after the stop.
+        try player.play([5_000_045, 5_000_011, 5_000_045])
         #expect(player.waitUntilStopped())
         #expect(player.recorded == (try player.reference(5_000_011)))
         let error = try #require(player.partition.player.error)
@@ -162,7 +164,7 @@ import Testing
     @Test func aTrialClipIsSkippedWhenSoConfigured() throws {
         let fixture = try Fixture(loggedIn: false, trialTracks: .skip)
         let player = Player(fixture)
-        try player.play([5_000_013, 5_000_011])
+        try player.play([5_000_013, 5_000_011, 5_000_013])
         #expect(player.waitUntilStopped())
         #expect(player.recorded == (try player.reference(5_000_011)))
         let error = try #require(player.partition.player.error)

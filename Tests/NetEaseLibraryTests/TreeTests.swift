@@ -150,6 +150,41 @@ import Testing
         #expect(fixture.server.requests.isEmpty)
     }
 
+    /// NetEase unreachable (`api_url` at a closed port: connections are refused). Cantata lists every folder at each
+    /// start: nothing synced lists as an empty folder (`OK`), with the failure logged, never an ACK; the root keeps
+    /// its folders and an unknown folder is still not found. What needs NetEase to be answered at all — adding a
+    /// folder, a song not known — is an ACK.
+    @Test func anUnreachableNetEaseListsNothingInsteadOfFailing() async throws {
+        let fixture = try Fixture(apiURL: "http://127.0.0.1:9")
+        let c = await ProtocolClient(fixture)
+        for folder in Self.folders {
+            #expect(await c.send("lsinfo \"NetEase/\(folder)\"") == "OK\n", "\(folder)")
+        }
+        #expect(await c.send("lsinfo \"NetEase/Playlists/Late Night Mix\"") == "OK\n")
+        #expect(await c.send("listallinfo NetEase/Daily") == "directory: NetEase/Daily\nOK\n")
+        #expect(await c.send("lsinfo NetEase") == Self.folders.map { "directory: NetEase/\($0)\n" }.joined() + "OK\n")
+        #expect(await c.send("lsinfo NetEase/Nope") == "ACK [50@0] {lsinfo} No such directory\n")
+        let added = await c.send("add NetEase/Charts")
+        #expect(added.hasPrefix("ACK [52@0] {add} NetEase: network error"), "\(added)")
+        let song = await c.send("add netease://song/5000011")
+        #expect(song.hasPrefix("ACK [52@0] {add} NetEase: network error"), "\(song)")
+    }
+
+    /// Unreachable after a sync (the fake stopped; a short timeout, as a stopped fake may leave a connection to
+    /// wait on): the synced folders list as before, from the database.
+    @Test func anUnreachableNetEaseListsWhatIsSynced() async throws {
+        let fixture = try Fixture(timeout: 2)
+        #expect(try await fixture.sync())
+        let c = await ProtocolClient(fixture)
+        let liked = await c.send("lsinfo NetEase/Liked")
+        let playlists = await c.send("lsinfo NetEase/Playlists")
+        #expect(liked.contains("file: netease://song/"))
+        fixture.server.stop()
+        #expect(await c.send("lsinfo NetEase/Liked") == liked)
+        #expect(await c.send("lsinfo NetEase/Playlists") == playlists)
+        #expect(await c.send("lsinfo NetEase/Charts") == "OK\n")
+    }
+
     @Test func unknownPathsAreNotFound() async throws {
         let fixture = try Fixture()
         for path in ["NetEase/Nope", "NetEase/Playlists/Nope", "NetEase/Daily/x/y"] {

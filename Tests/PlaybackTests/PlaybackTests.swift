@@ -74,7 +74,9 @@ import AudioOutputs
         try h.make("a.flac", seconds: 0.5, extra: ["-sample_fmt", "s16"])
         try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: h.directory + "/bad.mp3"))
         try h.make("c.wav", seconds: 0.5, frequency: 660)
-        try h.enqueue("a.flac", "bad.mp3", "c.wav")
+        // bad.mp3 again at the end: c's start cleared the first failure's error (MPD's `PlayOrder` → `ClearError`),
+        // the last one's stays after the stop.
+        try h.enqueue("a.flac", "bad.mp3", "c.wav", "bad.mp3")
         try h.send(.play(position: 0))
         #expect(h.waitUntilStopped())
         // MPD's text: the file's path, then the cause.

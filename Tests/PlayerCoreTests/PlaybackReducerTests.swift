@@ -202,14 +202,42 @@ import Testing
         #expect(partition.engine.playingID == nil)
     }
 
-    @Test mutating func aFailedSongIsSkippedWithTheErrorShown() throws {
+    /// MPD's `playlist::ResumePlayback` plays the next song with `PlayOrder`, whose `PlayerControl::Play` clears the
+    /// error (`SeekLocked` → `ClearError`): the song after a failed one plays without a stale `error:`.
+    @Test mutating func aFailedSongIsSkippedAndTheNextSongClearsTheError() throws {
         try load("a", "broken", "c")
         let start = Self.starts(try send(.play(position: 1)))[0]
         let effects = try send(.engineStopped(token: start.token, error: "Failed to decode broken"))
-        #expect(partition.player.error == "Failed to decode broken")
+        #expect(partition.player.error == nil)
         #expect(partition.player.state == .play)
         #expect(current == "c")
         #expect(Self.starts(effects).map(\.item.song.uri) == ["c"])
+    }
+
+    /// The error of a stop after failures stays through `stop` and `clear` (MPD's `playlist::Stop` leaves the
+    /// player's error alone) and goes with the next song that starts: `play`, `next` and `previous` alike.
+    @Test mutating func theErrorStaysThroughStopAndClearAndGoesWithTheNextStart() throws {
+        try load("x", "y")
+        var token = Self.starts(try send(.play(position: 0)))[0].token
+        token = Self.starts(try send(.engineStopped(token: token, error: "Failed to decode x")))[0].token
+        try send(.engineStopped(token: token, error: "Failed to decode y"))
+        #expect(partition.player.state == .stop)
+        #expect(partition.player.error == "Failed to decode y")
+        try send(.stop)
+        #expect(partition.player.error == "Failed to decode y")
+        try send(.clear)
+        #expect(partition.player.error == "Failed to decode y")
+        try load("a", "b")
+        try send(.play(position: 0))
+        #expect(partition.player.error == nil)
+        // `next` and `previous` start a song too.
+        try send(.outputsUnavailable("All outputs failed"))
+        #expect(partition.player.error == "All outputs failed")
+        try send(.next)
+        #expect(partition.player.error == nil)
+        try send(.outputsUnavailable("All outputs failed"))
+        try send(.previous)
+        #expect(partition.player.error == nil)
     }
 
     @Test mutating func errorsOnEverySongStopPlayback() throws {

@@ -208,11 +208,12 @@ import Testing
         let a = ScriptedSong(seconds: 0.5, seed: 1), c = ScriptedSong(seconds: 0.5, seed: 3)
         var bad = ScriptedSong(seconds: 0.5, seed: 2)
         bad.openError = DecoderError("cannot open", cause: "Invalid data found when processing input")
-        try player.enqueue(("a", a), ("bad", bad), ("c", c))
+        try player.enqueue(("a", a), ("bad", bad), ("c", c), ("bad2", bad))
         try player.send(.play(position: 0))
         #expect(player.waitUntilStopped(output))
+        // The skip to c cleared bad's error (MPD's `PlayOrder` → `ClearError`); bad2, the last, stops with its own.
         #expect(player.partition.player.error
-                == "Failed to decode \"/music/bad\"; Invalid data found when processing input")
+                == "Failed to decode \"/music/bad2\"; Invalid data found when processing input")
         let expected = a.pcm + c.pcm
         expectSamePCM(output.bytes, expected)
     }
@@ -229,8 +230,8 @@ import Testing
         try expectFailureReported(bSeconds: 5, breakingAt: 0.1, paced: true)
     }
 
-    /// Plays a, b (breaking `breakingAt` seconds in) and c: the error is reported, and the output gets a whole,
-    /// then b from its start up to at most where it broke, then c whole.
+    /// Plays a, b (breaking `breakingAt` seconds in), c and a song that cannot be opened: the output gets a whole,
+    /// then b from its start up to at most where it broke, then c whole; the last failure's error stays.
     func expectFailureReported(bSeconds: Double, breakingAt: Double, paced: Bool,
                                sourceLocation: SourceLocation = #_sourceLocation) throws {
         let player = ScriptedPlayer()
@@ -238,10 +239,15 @@ import Testing
         let a = ScriptedSong(seconds: 0.5, seed: 1), c = ScriptedSong(seconds: 0.3, seed: 3)
         var b = ScriptedSong(seconds: bSeconds, seed: 2)
         b.failAfter = ScriptedSong.frame(at: breakingAt)
-        try player.enqueue(("a", a), ("b", b), ("c", c))
+        // c's start clears b's error (MPD: `PlayOrder` → `PlayerControl::Play` → `ClearError`); a last song that
+        // cannot be opened ends playback with an error that stays (`PlayNext` past the end stops, clearing nothing).
+        var bad = ScriptedSong(seconds: 0.5, seed: 4)
+        bad.openError = DecoderError("cannot open", cause: "Invalid data found when processing input")
+        try player.enqueue(("a", a), ("b", b), ("c", c), ("bad", bad))
         try player.send(.play(position: 0))
         #expect(player.waitUntilStopped(output), sourceLocation: sourceLocation)
-        #expect(player.partition.player.error == "Failed to decode \"/music/b\"; broken frame",
+        #expect(player.partition.player.error
+                == "Failed to decode \"/music/bad\"; Invalid data found when processing input",
                 sourceLocation: sourceLocation)
         let played = output.bytes
         let middle = played.count - a.pcm.count - c.pcm.count

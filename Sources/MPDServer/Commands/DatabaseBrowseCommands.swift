@@ -26,6 +26,7 @@ enum DatabaseBrowseCommands {
         CommandSpec("lsinfo", .read, 0...1) { context, request in
             let uri = request.count > 0 ? request[0] : ""
             let isRoot = uri.isEmpty || uri == "/"
+            if !isRoot { try LocateURI.check(uri) }
             // Any other absolute path names a local file outside the database (`LocateUri`): only a local client
             // may look at one.
             if !isRoot, uri.hasPrefix("/"), !context.client.isLocal { throw ACKError(.permission, "Access to local files via TCP is not allowed") }
@@ -40,6 +41,7 @@ enum DatabaseBrowseCommands {
         },
         CommandSpec("listfiles", .read, 0...1) { context, request in
             let uri = request.count > 0 ? request[0] : ""
+            try LocateURI.check(uri, allowEmpty: true)
             let database = try context.requireDatabase()
             return .deferred {
                 var response = Response()
@@ -63,6 +65,7 @@ enum DatabaseBrowseCommands {
         },
         CommandSpec("readcomments", .read, 1...1) { context, request in
             let uri = request[0]
+            try LocateURI.check(uri)
             let database = try context.requireDatabase()
             return .deferred {
                 var response = Response()
@@ -73,6 +76,9 @@ enum DatabaseBrowseCommands {
         CommandSpec("albumart", .read, 2...2) { context, request in
             let uri = request[0]
             let offset = Int(try MPDInteger.parseUnsigned(request[1]))
+            // A folder with its trailing slash (Cantata asks `albumart "Artist/Album/" 0`) names that folder's
+            // cover, as in MPD up to 0.24.10; 0.24.11's check would refuse it (docs/ARCHITECTURE.md §2).
+            try LocateURI.check(uri.hasSuffix("/") && LocateURI.isRelative(uri) ? String(uri.dropLast()) : uri)
             let limit = context.client.binaryLimit
             let database = try context.requireDatabase()
             return .deferred {
@@ -87,6 +93,7 @@ enum DatabaseBrowseCommands {
         CommandSpec("readpicture", .read, 2...2) { context, request in
             let uri = request[0]
             let offset = Int(try MPDInteger.parseUnsigned(request[1]))
+            try LocateURI.check(uri)
             let limit = context.client.binaryLimit
             let database = try context.requireDatabase()
             return .deferred {

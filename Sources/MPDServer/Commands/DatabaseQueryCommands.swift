@@ -176,9 +176,7 @@ enum DatabaseQueryCommands {
                                                         logger: logger)
                 .map(\.uri)
             guard at != nil || !uris.isEmpty else { return Response() }
-            guard !name.isEmpty, !name.contains("/"), !name.contains("\n"), !name.contains("\r") else {
-                throw PlayerError.badPlaylistName
-            }
+            guard ByteText.isValidPlaylistName(name) else { throw PlayerError.badPlaylistName }
             try await playlists.editPlaylist(name, createIfMissing: true) { current in
                 let index = at ?? current.count
                 guard index <= current.count else { throw PlayerError.badRange("Bad position") }

@@ -11,10 +11,12 @@ enum QueueCommands {
         CommandSpec("add", .add, 1...2) { context, request in
             let uri = request[0] == "/" ? "" : request[0]
             let position = try insertPosition(request, 1, context)
+            try LocateURI.check(uri, allowEmpty: true)
             return try add(uri: uri, at: position, single: false, context)
         },
         CommandSpec("addid", .add, 1...2) { context, request in
             let position = try insertPosition(request, 1, context)
+            try LocateURI.check(request[0])
             return try add(uri: request[0], at: position, single: true, context)
         },
         CommandSpec("clear", .player, 0...0) { context, _ in

@@ -45,12 +45,14 @@ enum StatusCommands {
             }
             return .ok(response)
         },
-        /// `src/Stats.cxx`: uptime and playtime, then with a database its counts and `db_update`.
+        /// `src/Stats.cxx`: uptime and playtime (the seconds the client's partition has played, rounded:
+        /// `lround(pc.GetTotalPlayTime())`), then with a database its counts and `db_update`.
         CommandSpec("stats", .read, 0...0) { context, _ in
             var response = Response()
             let uptime = ContinuousClock.now - context.server.startTime
             response.add("uptime", uptime.components.seconds)
-            response.add("playtime", 0)
+            let played = context.server.audio?.totalPlayTime(partition: context.client.partition) ?? 0
+            response.add("playtime", Int(played.rounded(.toNearestOrAwayFromZero)))
             guard let database = context.server.database else { return .ok(response) }
             let head = response
             return .deferred {

@@ -26,6 +26,7 @@ enum StoredPlaylistCommands {
             }
         },
         CommandSpec("listplaylist", .read, 1...2) { context, request in
+            try LocateURI.check(request[0])
             let store = context.server.playlists
             let database = context.server.database
             let range = try request.optionalArgument(RangeArgument.self, 1)
@@ -38,6 +39,7 @@ enum StoredPlaylistCommands {
             }
         },
         CommandSpec("listplaylistinfo", .read, 1...2) { context, request in
+            try LocateURI.check(request[0])
             let store = context.server.playlists
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let database = context.server.database
@@ -55,6 +57,7 @@ enum StoredPlaylistCommands {
         },
         /// 0.24: case-folding filter over a stored playlist; each match carries its position in the playlist.
         CommandSpec("searchplaylist", .read, 2...4) { context, request in
+            try LocateURI.check(request[0])
             let store = try readStore(context)
             let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()),
                                                     command: .searchplaylist, validateRegex: SongMatcher.validateRegex)
@@ -84,6 +87,7 @@ enum StoredPlaylistCommands {
         },
         /// 0.24: `songs:` and `playtime:` (whole seconds of the songs whose duration is known).
         CommandSpec("playlistlength", .read, 1...1) { context, request in
+            try LocateURI.check(request[0])
             let store = try readStore(context)
             let database = context.server.database
             let catalog = context.server.catalog
@@ -99,6 +103,7 @@ enum StoredPlaylistCommands {
         },
         /// `load NAME [S:E] [POS]`: songs the database does not know are skipped, URLs are kept; one bulk edit.
         CommandSpec("load", .add, 1...3) { context, request in
+            try LocateURI.check(request[0])
             let store = context.server.playlists
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let position = try QueueCommands.insertPosition(request, 2, context)
@@ -261,10 +266,11 @@ enum StoredPlaylistCommands {
         return store
     }
 
-    /// MPD's rule (not empty, no `/`, CR or LF), except that a `/` is fine in a name the store claims (a NetEase
-    /// playlist is `NetEase/<name>`).
+    /// MPD's rule (`ByteText.isValidPlaylistName`: not empty, no `/` or LF, valid UTF-8), except that a `/` is fine
+    /// in a name the store claims (a NetEase playlist is `NetEase/<name>`).
     private static func checkName(_ name: String, _ store: any PlaylistStore) throws(PlayerError) {
-        guard !name.isEmpty, !name.contains("\n"), !name.contains("\r"), !name.contains("/") || store.claimsName(name)
+        guard ByteText.isValidPlaylistName(name) || (store.claimsName(name) && !name.contains("\n")
+                                                     && ByteText.isMPDValidUTF8(name))
         else { throw .badPlaylistName }
     }
 
