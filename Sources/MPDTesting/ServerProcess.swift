@@ -97,6 +97,10 @@ public final class ServerProcess: @unchecked Sendable {
             // MP3 as MPD 0.24 scans it (libmpg123 first: 16-bit format, gapless length), also when the oracle is
             // Debian's 0.23, which lists libmad first; without libmad, 0.23 reads MP3 with libmpg123 as well.
             lines += ["decoder {", "    plugin \"mad\"", "    enabled \"no\"", "}"]
+            // NoSignal always has a cache directory; MPD 0.24 offers `mount`/`unmount` only when its database has one.
+            lines.removeAll { $0.hasPrefix("db_file ") }
+            lines += ["database {", "    plugin \"simple\"", "    path \"\(path)/database\"",
+                      "    cache_directory \"\(path)/cache\"", "}"]
         case .nosignal:
             // MPD has no NetEase directory; the differential scripts compare the local library only.
             lines += ["data_directory \"\(path)/data\"", "cache_directory \"\(path)/cache\"",

@@ -107,6 +107,8 @@ import Testing
         #expect(await c.send("sticker delete song A/1.flac rating") == "ACK [50@0] {sticker} no such sticker: \"rating\"\n")
         #expect(await c.send("sticker delete song A/1.flac") == "OK\n")
         #expect(await c.send("sticker list song A/1.flac") == "OK\n")
+        // Every sticker of a song that has none: MPD 0.23's answer (MPD 0.24 crashes here).
+        #expect(await c.send("sticker delete song A/1.flac") == "ACK [50@0] {sticker} no such sticker\n")
     }
 
     @Test func errorsAsMPD() async throws {
