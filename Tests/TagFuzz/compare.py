@@ -353,7 +353,8 @@ class Analysis:
             base = uri.rsplit("/", 1)[0]
             m = self.manifest.get(base)
         if m is None:
-            return "?", "?", None
+            ext = os.path.splitext(uri or "")[1][1:].lower() or "?"
+            return ext, "?", None
         return m["format"], m["tagger"], m
 
     def add(self, cat, req, mpd, ns, entry, size):
@@ -532,6 +533,10 @@ def main():
                 r = json.loads(line)
                 recorded[r["q"]] = base64.b64decode(r["b"]) if "b" in r else r["a"].encode("utf-8")
         say("reference: MPD's answers recorded in %s (%s)" % (args.recorded, rheader.get("mpd", "?")))
+        if rheader.get("digest") and header.get("digest") and rheader["digest"] != header["digest"]:
+            say("FAIL: the library (tree %s) is not the one recorded (tree %s): the generator or its tools changed; "
+                "record again with a live MPD 0.24.13 (make tag-fuzz-record)" % (header["digest"], rheader["digest"]))
+            return 2
     elif not args.mpd or not os.path.exists(args.mpd):
         say("compare.py: no MPD binary (--mpd, MPD_BIN, %s) and no --recorded answers" % DEFAULT_MPD)
         return 2
@@ -595,6 +600,7 @@ def main():
         with gzip.GzipFile(args.record, "wb", mtime=0) as f:
             mpd_version = subprocess.run([args.mpd, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
             f.write((json.dumps({"seed": seed, "count": header.get("count"), "mpd": mpd_version,
+                                 "digest": header.get("digest"),
                                  "music": os.path.basename(music)}) + "\n").encode())
             for line in record_lines:
                 f.write(line.encode("utf-8", "surrogateescape") + b"\n")

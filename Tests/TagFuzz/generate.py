@@ -856,7 +856,29 @@ def make_playlists(seed, music, songs, stored):
     return made
 
 
+def tree_digest(root):
+    """sha256 over every path, mtime and content under root (the absolute music directory in playlists replaced by a
+    token, so trees generated in different places compare equal)."""
+    music = os.path.join(root, "music").encode()
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames) + [""]:
+            path = os.path.join(dirpath, name) if name else dirpath
+            rel = os.path.relpath(path, root)
+            if rel in ("manifest.jsonl", "."):
+                continue
+            h.update(rel.encode("utf-8", "surrogateescape") + b"\0%d\0" % int(os.stat(path).st_mtime))
+            if name:
+                with open(path, "rb") as f:
+                    h.update(f.read().replace(music, b"<music_directory>"))
+    return h.hexdigest()
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--digest":
+        print(tree_digest(os.path.abspath(sys.argv[2])))
+        return
     if len(sys.argv) != 4:
         sys.exit("usage: generate.py SEED COUNT DIR")
     seed, count, root = sys.argv[1], int(sys.argv[2]), os.path.abspath(sys.argv[3])
@@ -883,14 +905,17 @@ def main():
     for dirpath, dirnames, _ in sorted(os.walk(music), key=lambda t: -t[0].count("/")):
         mt = BASE_TIME + int(hashlib.sha1(os.path.relpath(dirpath, music).encode()).hexdigest()[:6], 16) % 86400
         os.utime(dirpath, (mt, mt))
+    os.utime(stored, (BASE_TIME, BASE_TIME))
+    digest = tree_digest(root)
     with open(os.path.join(root, "manifest.jsonl"), "w", encoding="utf-8") as f:
-        f.write(json.dumps({"seed": seed, "count": count, "generator": "Tests/TagFuzz/generate.py"}) + "\n")
+        f.write(json.dumps({"seed": seed, "count": count, "generator": "Tests/TagFuzz/generate.py",
+                            "digest": digest}) + "\n")
         for e in entries + made:
             line = json.dumps(e, ensure_ascii=False, sort_keys=True)
             f.write(line.replace(work, "<work>").replace(music, "<music_directory>") + "\n")
     failed = sum(1 for e in entries if "tagger_failed" in e)
-    print("tag fuzz: wrote %d songs, %d playlists/covers (%d tagger failures, kept untagged); seed %s"
-          % (len(entries), len(made), failed, seed), flush=True)
+    print("tag fuzz: wrote %d songs, %d playlists/covers (%d tagger failures, kept untagged); seed %s; tree %s"
+          % (len(entries), len(made), failed, seed, digest), flush=True)
 
 
 if __name__ == "__main__":
