@@ -74,11 +74,12 @@ bench: test-deps release
 SEED ?= 1
 COUNT ?= 20000
 MPD_BIN ?= /work/mpd-0.24.13/build/mpd
+NOSIGNAL ?= .build/debug/nosignal
 tag-fuzz: test-deps
-	$(SWIFT) build --product nosignal
+	$(if $(filter .build/debug/nosignal,$(NOSIGNAL)),$(SWIFT) build --product nosignal)
 	rm -rf .build/tagfuzz/$(SEED)-$(COUNT) && mkdir -p .build/tagfuzz
 	/usr/bin/python3 Tests/TagFuzz/generate.py $(SEED) $(COUNT) .build/tagfuzz/$(SEED)-$(COUNT)
-	/usr/bin/python3 Tests/TagFuzz/compare.py .build/tagfuzz/$(SEED)-$(COUNT) --nosignal .build/debug/nosignal \
+	/usr/bin/python3 Tests/TagFuzz/compare.py .build/tagfuzz/$(SEED)-$(COUNT) --nosignal $(NOSIGNAL) \
 		--mpd $(MPD_BIN) --finds 2000 --report .build/tagfuzz/$(SEED)-$(COUNT).report \
 		--json .build/tagfuzz/$(SEED)-$(COUNT).json
 

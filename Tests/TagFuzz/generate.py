@@ -174,6 +174,7 @@ FORMATS = {
     "aiff": ("aiff", ["-c:a", "pcm_s16be", "-write_id3v2", "0"]),
     "oga": ("oga", ["-c:a", "flac", "-sample_fmt", "s16", "-f", "ogg"]),
     "mpc": ("mpc", None),       # mpcenc from a wav
+    "mka": ("mka", ["-c:a", "libvorbis", "-q:a", "0"]),
 }
 PARAMS = [(0.2, 44100, 1), (0.5, 44100, 2), (1.0, 48000, 2), (0.35, 22050, 1), (0.75, 32000, 2)]
 
@@ -190,9 +191,10 @@ TAGGERS = {
     "aiff": {"mutagen-id3": 3, "ffmpeg": 2, "kid3": 1, "none": 1},
     "oga": {"mutagen-oggflac": 3, "ffmpeg": 1, "none": 1},
     "mpc": {"mutagen-ape": 3, "none": 1},
+    "mka": {"mkvpropedit": 3, "ffmpeg": 1, "none": 1},
 }
 FORMAT_WEIGHTS = {"mp3": 6, "flac": 4, "ogg": 3, "opus": 3, "m4a": 4, "wv": 2, "wav": 2, "aiff": 2, "oga": 1,
-                  "mpc": 1}
+                  "mpc": 1, "mka": 1}
 
 
 def run(args, env_extra=None, **kw):
@@ -410,8 +412,8 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
         return desc
     if tagger == "eyed3":
         ver = rng.choice(["2.3", "2.4"])
-        args = ["eyeD3", "--quiet", "--no-color", "--no-config", "--v2", "--to-v%s" % ver,
-                "--encoding", rng.choice(["latin1", "utf8", "utf16", "utf16-be"] if ver == "2.4" else ["latin1", "utf16"])]
+        encoding = rng.choice(["latin1", "utf8", "utf16", "utf16-be"] if ver == "2.4" else ["latin1", "utf16"])
+        args = ["eyeD3", "--quiet", "--no-color", "--no-config", "--v2", "--to-v%s" % ver, "--encoding", encoding]
         opts = {"--artist": "artist", "--album": "album", "--title": "title", "--album-artist": "artist",
                 "--composer": "composer", "--genre": "genre", "--track": "tracknum", "--disc-num": "tracknum",
                 "--release-date": "date", "--orig-release-date": "date", "--recording-date": "date",
@@ -441,6 +443,8 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
                 args.append("%s=%s" % (o, rng.choice(GENRES[:12])))
             else:
                 args.append("%s=%s" % (o, val_cli(rng, opts[o])))
+        if encoding == "latin1":
+            args = [restrict(a, "latin1") for a in args]
         run(args + [path])
         return {"args": args[2:]}
     if tagger == "id3v2":
@@ -463,7 +467,7 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
         if not have("id3tool"):
             return tag_file(rng, "id3v2", fmt, path, work, wavsrc)
         args = ["id3tool"]
-        for o in pick_keys(rng, ["-t", "-a", "-r", "-y", "-c", "-G"], 1, 6):
+        for o in rng.sample(["-t", "-a", "-r", "-y", "-c", "-G"], rng.randint(1, 6)):
             if o == "-y":
                 args += [o, str(rng.randint(1900, 2030))]
             elif o == "-c":
@@ -519,8 +523,10 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
         return {"metadata": md, "extra": extra}
     if tagger == "metaflac":
         pairs = vorbis_pairs(rng, "argv")
+        if rng.random() < 0.1:
+            pairs.append((case(rng, "CUESHEET"), cuesheet(rng)))
         args = ["metaflac", "--remove-all-tags"] + ["--set-tag=%s=%s" % (k, v) for k, v in pairs
-                                                    if "=" not in k and v == v.strip("\n")]
+                                                    if "=" not in k]
         if rng.random() < 0.2:
             args.append("--import-picture-from=%s" % os.path.join(work, rng.choice(["embed.jpg", "embed.png"])))
         run(args + [path])
@@ -606,6 +612,8 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
         f.tags.clear()
         pairs = vorbis_pairs(rng)
         pairs = [(k, v) for k, v in pairs if "=" not in k and "~" not in k]
+        if tagger == "mutagen-flac" and rng.random() < 0.1:
+            pairs.append((case(rng, "CUESHEET"), cuesheet(rng)))
         for k, v in pairs:
             f.tags.append((k, v))
         desc = {"comments": pairs}
@@ -621,13 +629,38 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
             desc["picture"] = "embed.png"
         f.save(**({"padding": lambda info: 0} if tagger != "mutagen-flac" else {"padding": lambda info: 0}))
         return desc
+    if tagger == "mkvpropedit":
+        from xml.sax.saxutils import escape
+        told, simple = [], []
+        for k in pick_keys(rng, ["TITLE", "ARTIST", "ALBUM", "ALBUM_ARTIST", "DATE_RELEASED", "DATE_RECORDED",
+                                 "GENRE", "COMPOSER", "PART_NUMBER", "COMMENT", "LABEL", "MOOD", "ARTISTSORT",
+                                 "MUSICBRAINZ_TRACKID", "REPLAYGAIN_TRACK_GAIN", "random"], 0, 8):
+            v = "".join(c for c in val_cli(rng, k) if c >= " " or c in "\t\n")
+            simple.append("<Simple><Name>%s</Name><String>%s</String></Simple>" % (escape(k), escape(v)))
+            told.append([k, v])
+        target = rng.choice([50, 30])
+        xml = path + ".tags.xml"
+        with open(xml, "w", encoding="utf-8") as f:
+            f.write('<?xml version="1.0" encoding="UTF-8"?>\n<Tags><Tag><Targets><TargetTypeValue>%d</TargetTypeValue>'
+                    '</Targets>%s</Tag></Tags>\n' % (target, "".join(simple)))
+        args = ["mkvpropedit", "-q", path, "--tags", "global:" + xml]
+        if rng.random() < 0.3:
+            title = val_cli(rng, "title").replace("\n", " ")
+            args += ["--edit", "info", "--set", "title=" + title]
+            told.append(["segment title", title])
+        try:
+            run(args)
+        finally:
+            os.remove(xml)
+        return {"target": target, "tags": told}
     if tagger == "raw-flac":
         return raw_flac(rng, path)
     if tagger == "wvtag":
         args = ["wvtag", "-q", "-y"]
         for k in pick_keys(rng, APE_KEYS, 0, 10):
             args += ["-w", "%s=%s" % (k, val_cli(rng, k))]
-        run(args + [path])
+        if len(args) > 3:
+            run(args + [path])
         return {"args": args[3:]}
     if tagger == "mutagen-ape":
         items = ape_items(rng)
@@ -645,6 +678,15 @@ def tag_file(rng, tagger, fmt, path, work, wavsrc):
         tag.save(path)
         return desc
     raise ValueError(tagger)
+
+
+def cuesheet(rng):
+    """An embedded cue sheet (FLAC's CUESHEET comment): MPD shows the file's tracks as songs of a folder."""
+    lines = ['PERFORMER "%s"' % rng.choice(WORDS), 'TITLE "%s"' % rng.choice(WORDS), 'FILE "x.flac" WAVE']
+    for t in range(1, rng.randint(1, 3) + 1):
+        lines += ["  TRACK %02d AUDIO" % t, '    TITLE "%s"' % rng.choice(WORDS),
+                  "    INDEX 01 00:00:%02d" % ((t - 1) * 10)]
+    return "\n".join(lines) + "\n"
 
 
 def val_cli(rng, key):
@@ -727,8 +769,10 @@ def make_one(args):
     rng, fmt, tagger, params, rel = plan(seed, index, count)
     if (fmt, params) not in bases:
         params = 1
-    path = os.path.join(music, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    final = os.path.join(music, rel)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    # tagged under a plain name (kid3 fails on some paths), then moved into place
+    path = os.path.join(work, "t%06d.%s" % (index, FORMATS[fmt][0]))
     if tagger != "opusenc":
         shutil.copyfile(bases[(fmt, params)], path)
     entry = {"path": rel, "format": fmt, "tagger": tagger, "params": PARAMS[params]}
@@ -738,6 +782,8 @@ def make_one(args):
         entry["tagger_failed"] = (e.stderr or b"").decode("utf-8", "replace")[-300:]
         if not os.path.exists(path) or tagger == "opusenc":
             shutil.copyfile(bases[(fmt, params)], path)
+    os.replace(path, final)
+    path = final
     mt = BASE_TIME + rng.randrange(0, 86400 * 365)
     os.utime(path, (mt, mt))
     entry["mtime"] = mt
