@@ -345,6 +345,7 @@ class Analysis:
         self.categories = collections.OrderedDict()  # category -> {"count", "example"}
         self.kinds = collections.Counter()
         self.kinds_diff = collections.Counter()
+        self.listallinfo = {}  # (key, value) -> (mpd's record, NoSignal's record) as listallinfo showed them
 
     def origin(self, uri):
         m = self.manifest.get(uri)
@@ -427,20 +428,32 @@ class Analysis:
         ra, rb = records(mpd), records(ns)
         ia = {(k, v): rec for k, v, rec in ra}
         ib = {(k, v): rec for k, v, rec in rb}
+        if kind == "listallinfo":
+            self.listallinfo = {key: (ia.get(key), ib.get(key)) for key in set(ia) | set(ib)}
+        # what a find or search returns is judged by the set of songs, per searched tag
+        searched = ""
+        if kind in ("find", "search"):
+            w = req.split(" ", 2)
+            searched = " " + (w[1].strip('"(').split(" ")[0] if len(w) > 1 else "")
         for key in ia:
             if key not in ib:
                 fmt, tagger, entry = self.origin(key[1].decode("utf-8", "replace"))
-                self.add("%s|<only in mpd: %s>|%s|%s" % (kind, key[0], fmt, tagger), req, b"\n".join(ia[key]),
-                         b"(none)", entry, len(b"".join(ia[key])))
+                self.add("%s|<only in mpd: %s>%s|%s|%s" % (kind, key[0], searched, fmt, tagger), req,
+                         b"\n".join(ia[key]), b"(none)", entry, len(b"".join(ia[key])))
         for key in ib:
             if key not in ia:
                 fmt, tagger, entry = self.origin(key[1].decode("utf-8", "replace"))
-                self.add("%s|<only in nosignal: %s>|%s|%s" % (kind, key[0], fmt, tagger), req, b"(none)",
+                self.add("%s|<only in nosignal: %s>%s|%s|%s" % (kind, key[0], searched, fmt, tagger), req, b"(none)",
                          b"\n".join(ib[key]), entry, len(b"".join(ib[key])))
         same = True
         for key in ia:
             if key in ib and ia[key] != ib[key]:
                 same = False
+                if kind != "listallinfo" and self.listallinfo.get(key) == (ia[key], ib[key]):
+                    # the song's own differences, already counted under listallinfo
+                    self.add("%s|<song differs as in listallinfo>|-|-" % kind, req, b"\n".join(ia[key]),
+                             b"\n".join(ib[key]), None, len(b"".join(ia[key])))
+                    continue
                 fmt, tagger, entry = self.origin(key[1].decode("utf-8", "replace"))
                 if key[0] != "file":
                     fmt, tagger = key[0], "-"
@@ -577,6 +590,7 @@ def main():
         analysis = Analysis(manifest)
         record_lines = []
         identical = 0
+        results = []
         for i, req in enumerate(reqs):
             a = ref(req)
             b = normalise(servers["nosignal"].request(req, args.timeout * (10 if "all" in req else 1)), music)
@@ -585,6 +599,10 @@ def main():
                     record_lines.append(json.dumps({"q": req, "a": a.decode("utf-8")}, ensure_ascii=False))
                 except UnicodeDecodeError:
                     record_lines.append(json.dumps({"q": req, "b": base64.b64encode(a).decode()}))
+            results.append((req, a, b))
+        # listallinfo first: the other listings' song records are judged against it
+        results.sort(key=lambda r: r[0] != "listallinfo")
+        for req, a, b in results:
             if analysis.compare(req, a, b):
                 identical += 1
         for k, s in servers.items():
