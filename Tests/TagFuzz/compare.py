@@ -19,12 +19,14 @@ hangs.
 """
 import argparse
 import base64
+import calendar
 import collections
 import fnmatch
 import gzip
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -199,6 +201,7 @@ class Server:
             if self.dead:
                 raise ServerFailure("%s %s during its scan; stderr:\n%s" % (self.name(), self.dead, self.log_tail()))
             if b"updating_db:" not in answer and answer.endswith(b"OK\n"):
+                self.window = (int(self.started), time.time())
                 return time.time() - self.started
             time.sleep(0.05)
         raise ServerFailure("%s still updating after %d s" % (self.name(), timeout))
@@ -241,8 +244,19 @@ def records(answer):
     return out
 
 
-def normalise(answer, music):
-    return answer.replace(music.encode("utf-8", "surrogateescape"), TOKEN)
+ADDED = re.compile(rb"^Added: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$", re.M)
+
+
+def normalise(answer, music, window):
+    """The absolute music directory becomes a token; so does a song's `Added:` time when it falls inside the
+    server's own scan (MPD 0.24 stamps a new song with the wall clock of its scan: two MPDs differ by a second).
+    Any other `Added:` (none, the file's mtime, a time outside the scan) stays and is compared."""
+    answer = answer.replace(music.encode("utf-8", "surrogateescape"), TOKEN)
+
+    def added(m):
+        t = calendar.timegm(time.strptime(m.group(1).decode(), "%Y-%m-%dT%H:%M:%SZ"))
+        return b"Added: <during the scan>" if window[0] - 1 <= t <= window[1] + 1 else m.group(0)
+    return ADDED.sub(added, answer) if b"Added: " in answer else answer
 
 
 # ---------------------------------------------------------------------------------------------- requests -------
@@ -581,7 +595,8 @@ def main():
                 return b"<not recorded>\n"
             return recorded[line]
         if line not in cache:
-            cache[line] = normalise(servers["mpd"].request(line, args.timeout * (10 if "all" in line else 1)), music)
+            cache[line] = normalise(servers["mpd"].request(line, args.timeout * (10 if "all" in line else 1)), music,
+                                    servers["mpd"].window)
         return cache[line]
 
     try:
@@ -593,7 +608,8 @@ def main():
         results = []
         for i, req in enumerate(reqs):
             a = ref(req)
-            b = normalise(servers["nosignal"].request(req, args.timeout * (10 if "all" in req else 1)), music)
+            b = normalise(servers["nosignal"].request(req, args.timeout * (10 if "all" in req else 1)), music,
+                          servers["nosignal"].window)
             if args.record:
                 try:
                     record_lines.append(json.dumps({"q": req, "a": a.decode("utf-8")}, ensure_ascii=False))
