@@ -909,6 +909,9 @@ def tree_digest(root):
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
+        if dirpath == root:
+            dirnames[:] = [d for d in dirnames if d in ("music", "playlists")]
+            filenames = []
         for name in sorted(filenames) + [""]:
             path = os.path.join(dirpath, name) if name else dirpath
             rel = os.path.relpath(path, root)
