@@ -657,6 +657,17 @@ def main():
                                    for k, n in sorted(analysis.kinds.items())) + "  (different/all)")
     undeclared = []
     cats = sorted(analysis.categories.items(), key=lambda kv_: -kv_[1]["count"])
+    # roll-ups: a song's tag differences (listallinfo, readcomments) by key, and by format/tagger
+    by_key, by_origin = collections.Counter(), collections.Counter()
+    for cat, c in cats:
+        kind, key, fmt, tagger = (cat.split("|") + ["", "", ""])[:4]
+        if kind in ("listallinfo", "readcomments"):
+            by_key["%s %s" % (kind, key)] += c["count"]
+            by_origin["%s/%s" % (fmt, tagger)] += c["count"]
+    if by_key:
+        say("")
+        say("song differences by key:    " + ", ".join("%s %d" % x for x in by_key.most_common()))
+        say("song differences by origin: " + ", ".join("%s %d" % x for x in by_origin.most_common()))
     say("")
     say("=== %d difference categories (request|key|format|tagger: count)" % len(cats))
     for cat, c in cats:
