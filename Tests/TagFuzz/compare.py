@@ -92,7 +92,7 @@ class Server:
         self.log = open(self.dir + "/stderr.log", "w")
         self.started = time.time()
         self.proc = subprocess.Popen(args, env=env, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
-        self.sock, self.buf, self.dead, self.timeouts = None, b"", None, 0
+        self.sock, self.buf, self.dead, self.timeouts, self.total_timeouts = None, b"", None, 0, 0
         self.connect(start_timeout)
 
     def name(self):
@@ -173,8 +173,10 @@ class Server:
             return out
         except TimeoutError:
             self.timeouts += 1
-            if self.timeouts >= 3:
-                self.dead = "hung: three timeouts in a row"
+            self.total_timeouts += 1
+            if self.timeouts >= 3 or self.total_timeouts >= 10:
+                self.dead = "hung: %d timeouts in a row, %d in all" % (self.timeouts, self.total_timeouts)
+                return out + b"<timeout>\n"
             # the rest of the late answer would shift every later one: reconnect
             self.reconnect()
             return out + b"<timeout>\n"
@@ -190,7 +192,9 @@ class Server:
             self.sock.close()
             if self.proc.poll() is None:
                 self.connect(10)
+                kept = self.timeouts  # a reconnection's own request does not end a run of timeouts
                 self.request("tagtypes all", 10)
+                self.timeouts = kept
         except ServerFailure as e:
             self.dead = "unreachable: %s" % str(e).splitlines()[0]
 
@@ -388,7 +392,7 @@ class Analysis:
         if mpd == ns:
             return True
         self.kinds_diff[kind] += 1
-        if b"<timeout>" in ns or b"<closed>" in ns or b"<crashed" in ns or b"<hung" in ns:
+        if b"<timeout>" in ns or b"<closed>" in ns or ns.startswith((b"<crashed", b"<hung", b"<unreachable")):
             self.add("%s|<server failure>|-|-" % kind, req, mpd, ns, None, len(ns))
             return False
         la, lb = lines_of(mpd), lines_of(ns)
