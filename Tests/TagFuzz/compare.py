@@ -367,9 +367,10 @@ class Analysis:
 
     def origin(self, uri):
         m = self.manifest.get(uri)
-        if m is None and uri:
-            # cue tracks (x.cue/track0001), songs of playlists
-            base = uri.rsplit("/", 1)[0]
+        base = uri or ""
+        while m is None and "/" in base:
+            # cue tracks (x.cue/track0001), songs inside a symlinked folder
+            base = base.rsplit("/", 1)[0]
             m = self.manifest.get(base)
         if m is None:
             ext = os.path.splitext(uri or "")[1][1:].lower() or "?"

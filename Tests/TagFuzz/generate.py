@@ -819,8 +819,12 @@ def make_playlists(seed, music, songs, stored):
                 e = "../" + song
             elif r < 0.9:
                 e = "/nonexistent/abs.mp3"
-            elif r < 0.95:
+            elif r < 0.92:
                 e = "./" + os.path.relpath(song, folder or ".")
+            elif r < 0.94:
+                e = "file://" + os.path.join(music, song)
+            elif r < 0.95:
+                e = os.path.relpath(song, folder or ".").replace("/", "\\")
             else:
                 e = " " + os.path.relpath(song, folder or ".") + " "
             entries.append(e)
@@ -892,6 +896,42 @@ def make_playlists(seed, music, songs, stored):
         os.utime(path, (mt, mt))
         made.append({"path": "stored:stored%d" % i, "format": "stored-m3u", "tagger": "generate.py",
                      "entries": lines, "mtime": mt})
+    # odd files: symlinks (inside, dangling, to a folder), dot files, zero-byte, random bytes, truncated songs
+    for i in range(max(3, len(songs) // 100)):
+        folder = rng.choice(folders)
+        song = rng.choice(songs)
+        kind = rng.choice(["link", "dangling", "dirlink", "dot", "empty", "garbage", "truncated"])
+        ext = rng.choice(["mp3", "flac", "ogg", "m4a", "wv", "opus"])
+        name = "%s/x%03d %s.%s" % (folder, i, kind, ext)
+        path = os.path.join(music, name)
+        if kind == "link":
+            name = "%s/x%03d link.%s" % (folder, i, song.rsplit(".", 1)[1])
+            path = os.path.join(music, name)
+            os.symlink(os.path.relpath(os.path.join(music, song), os.path.dirname(path)), path)
+        elif kind == "dangling":
+            os.symlink("nonexistent-target." + ext, path)
+        elif kind == "dirlink":
+            name = "%s/x%03d dirlink" % (folder, i)
+            path = os.path.join(music, name)
+            os.symlink(os.path.relpath(os.path.join(music, rng.choice(folders)), os.path.dirname(path)), path)
+        elif kind == "dot":
+            name = "%s/.x%03d hidden.%s" % (folder, i, song.rsplit(".", 1)[1])
+            path = os.path.join(music, name)
+            shutil.copyfile(os.path.join(music, song), path)
+        elif kind == "empty":
+            open(path, "wb").close()
+        elif kind == "garbage":
+            with open(path, "wb") as f:
+                f.write(bytes(rng.randrange(256) for _ in range(rng.randint(1, 5000))))
+        else:
+            name = "%s/x%03d truncated.%s" % (folder, i, song.rsplit(".", 1)[1])
+            path = os.path.join(music, name)
+            data = open(os.path.join(music, song), "rb").read()
+            with open(path, "wb") as f:
+                f.write(data[:rng.randint(0, len(data))])
+        mt = BASE_TIME + rng.randrange(0, 86400)
+        os.utime(path, (mt, mt), follow_symlinks=False)
+        made.append({"path": name, "format": "odd-" + kind, "tagger": "generate.py", "target": song, "mtime": mt})
     # folder covers
     for folder in folders:
         r = rng.random()
@@ -912,13 +952,16 @@ def tree_digest(root):
         if dirpath == root:
             dirnames[:] = [d for d in dirnames if d in ("music", "playlists")]
             filenames = []
-        for name in sorted(filenames) + [""]:
+        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+        for name in sorted(filenames + links) + [""]:
             path = os.path.join(dirpath, name) if name else dirpath
             rel = os.path.relpath(path, root)
             if rel in ("manifest.jsonl", "."):
                 continue
-            h.update(rel.encode("utf-8", "surrogateescape") + b"\0%d\0" % int(os.stat(path).st_mtime))
-            if name:
+            h.update(rel.encode("utf-8", "surrogateescape") + b"\0%d\0" % int(os.lstat(path).st_mtime))
+            if os.path.islink(path):
+                h.update(b"-> " + os.readlink(path).encode("utf-8", "surrogateescape"))
+            elif name:
                 with open(path, "rb") as f:
                     h.update(f.read().replace(music, b"<music_directory>"))
     return h.hexdigest()
