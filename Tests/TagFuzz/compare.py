@@ -285,11 +285,13 @@ def build_requests(ref, rng, nfinds, manifest):
             elif k == "playlist":
                 playlists.append(s)
     reqs += ["listall", "listallinfo", "listplaylists", "listfiles"]
-    a = ref("listallinfo")
-    songs, values = [], []
-    for k, v, rec in records(a):
-        if k != "file":
+    # the songs as every folder's lsinfo showed them (MPD closes the connection of a listallinfo whose answer
+    # outgrows max_output_buffer_size, 8 MiB: 20,000 songs with long values do)
+    songs, values, seen_songs = [], [], set()
+    for k, v, rec in [r for a in answers.values() for r in records(a)] + records(ref("listallinfo")):
+        if k != "file" or v in seen_songs:
             continue
+        seen_songs.add(v)
         songs.append(v.decode("utf-8", "surrogateescape"))
         for line in rec[1:]:
             tk, tv = kv(line)
@@ -394,7 +396,11 @@ class Analysis:
             return True
         self.kinds_diff[kind] += 1
         if b"<timeout>" in ns or b"<closed>" in ns or ns.startswith((b"<crashed", b"<hung", b"<unreachable")):
-            self.add("%s|<server failure>|-|-" % kind, req, mpd, ns, None, len(ns))
+            self.add("%s|<server failure>|-|-" % kind, req, mpd[-300:], ns[-300:], None, len(ns))
+            return False
+        if mpd.endswith(b"<closed>\n"):
+            # MPD dropped the client (an answer beyond max_output_buffer_size): NoSignal answered
+            self.add("%s|<mpd closed the connection>|-|-" % kind, req, mpd[-300:], ns[-300:], None, len(ns))
             return False
         la, lb = lines_of(mpd), lines_of(ns)
         if (la and la[-1].startswith(b"ACK")) != (lb and lb[-1].startswith(b"ACK")) or \
