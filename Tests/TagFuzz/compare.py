@@ -625,6 +625,8 @@ def main():
         identical = 0
         results = []
         for i, req in enumerate(reqs):
+            if i and i % 2000 == 0:
+                print("  %d/%d requests (%.0f s)" % (i, len(reqs), time.time() - t0), file=sys.stderr, flush=True)
             a = ref(req)
             b = normalise(servers["nosignal"].request(req, args.timeout * (10 if "all" in req else 1)), music,
                           servers["nosignal"].window)
