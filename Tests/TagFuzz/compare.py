@@ -92,7 +92,7 @@ class Server:
         self.log = open(self.dir + "/stderr.log", "w")
         self.started = time.time()
         self.proc = subprocess.Popen(args, env=env, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
-        self.sock, self.buf, self.dead, self.timeouts, self.total_timeouts = None, b"", None, 0, 0
+        self.sock, self.buf, self.pos, self.dead, self.timeouts, self.total_timeouts = None, bytearray(), 0, None, 0, 0
         self.connect(start_timeout)
 
     def name(self):
@@ -113,7 +113,7 @@ class Server:
                                                                                  self.log_tail()))
             try:
                 self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=2)
-                self.buf = b""
+                self.buf, self.pos = bytearray(), 0
                 greeting = self.readline(5)
                 if greeting.startswith(b"OK MPD "):
                     return
@@ -123,69 +123,72 @@ class Server:
         raise ServerFailure("%s did not answer on port %d within %d s; stderr:\n%s" % (self.name(), self.port, timeout,
                                                                                         self.log_tail()))
 
+    def _fill(self, deadline):
+        left = deadline - time.time()
+        if left <= 0:
+            raise TimeoutError
+        self.sock.settimeout(left)
+        try:
+            chunk = self.sock.recv(1 << 20)
+        except socket.timeout:
+            raise TimeoutError
+        if not chunk:
+            raise EOFError
+        if self.pos > (1 << 20):  # drop what was read (keeps reading linear in the answer's size)
+            del self.buf[:self.pos]
+            self.pos = 0
+        self.buf += chunk
+
     def readline(self, timeout):
         deadline = time.time() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.time()
-            if left <= 0:
-                raise TimeoutError
-            self.sock.settimeout(left)
-            try:
-                chunk = self.sock.recv(1 << 20)
-            except socket.timeout:
-                raise TimeoutError
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
-        return line + b"\n"
+        while True:
+            i = self.buf.find(b"\n", self.pos)
+            if i >= 0:
+                line = bytes(self.buf[self.pos:i + 1])
+                self.pos = i + 1
+                return line
+            self._fill(deadline)
 
     def readexact(self, n, timeout):
         deadline = time.time() + timeout
-        while len(self.buf) < n:
-            left = deadline - time.time()
-            if left <= 0:
-                raise TimeoutError
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        out, self.buf = self.buf[:n], self.buf[n:]
+        while len(self.buf) - self.pos < n:
+            self._fill(deadline)
+        out = bytes(self.buf[self.pos:self.pos + n])
+        self.pos += n
         return out
 
     def request(self, line, timeout):
         """The whole answer as bytes, up to OK or ACK; '<timeout>'/'<closed>' markers when the server fails."""
         if self.dead:
             return b"<" + self.dead.encode() + b">\n"
-        out = b""
+        parts = []
         try:
             self.sock.sendall(line.encode("utf-8", "surrogateescape") + b"\n")
             while True:
                 l = self.readline(timeout)
-                out += l
+                parts.append(l)
                 if l == b"OK\n" or l.startswith(b"ACK "):
                     break
                 if l.startswith(b"binary: "):
                     n = int(l[8:])
-                    out += self.readexact(n + 1, timeout)
+                    parts.append(self.readexact(n + 1, timeout))
             self.timeouts = 0
-            return out
+            return b"".join(parts)
         except TimeoutError:
             self.timeouts += 1
             self.total_timeouts += 1
             if self.timeouts >= 3 or self.total_timeouts >= 10:
                 self.dead = "hung: %d timeouts in a row, %d in all" % (self.timeouts, self.total_timeouts)
-                return out + b"<timeout>\n"
+                return b"".join(parts) + b"<timeout>\n"
             # the rest of the late answer would shift every later one: reconnect
             self.reconnect()
-            return out + b"<timeout>\n"
+            return b"".join(parts) + b"<timeout>\n"
         except (EOFError, OSError):
             if self.proc.poll() is not None:
                 self.dead = "crashed: exit status %s" % self.proc.returncode
             else:
                 self.reconnect()
-            return out + b"<closed>\n"
+            return b"".join(parts) + b"<closed>\n"
 
     def reconnect(self):
         try:
