@@ -80,7 +80,7 @@ tag-fuzz: test-deps
 	rm -rf .build/tagfuzz/$(SEED)-$(COUNT) && mkdir -p .build/tagfuzz
 	/usr/bin/python3 Tests/TagFuzz/generate.py $(SEED) $(COUNT) .build/tagfuzz/$(SEED)-$(COUNT)
 	/usr/bin/python3 Tests/TagFuzz/compare.py .build/tagfuzz/$(SEED)-$(COUNT) --nosignal $(NOSIGNAL) \
-		--mpd $(MPD_BIN) --finds 2000 --report .build/tagfuzz/$(SEED)-$(COUNT).report \
+		--mpd $(MPD_BIN) --finds 300 --report .build/tagfuzz/$(SEED)-$(COUNT).report \
 		--json .build/tagfuzz/$(SEED)-$(COUNT).json
 
 tag-fuzz-record: test-deps
