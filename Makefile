@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A failing test run ends with its failures again, so the last lines of a CI log name them.
 FAILURES = || { grep -E '✘|error:|FAIL' $(1) | tail -40; exit 1; }
 
-.PHONY: run build release test unit-tests client-tests bench bench-noise fuzz soak demo deps test-deps clean install uninstall
+.PHONY: run build release test unit-tests client-tests tag-fuzz tag-fuzz-record bench bench-noise fuzz soak demo deps test-deps clean install uninstall
 
 deps:
 	@scripts/install-deps.sh build
@@ -48,6 +48,7 @@ test: test-deps
 	/usr/bin/python3 Tests/Clients/systemd_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/zeroconf_test.py .build/debug/nosignal
 	/usr/bin/python3 Tests/Clients/snapcast_test.py .build/debug/nosignal
+	Tests/TagFuzz/run.sh .build/debug/nosignal
 	/usr/bin/python3 Tests/Soak/soak.py .build/debug/nosignal --quick
 
 ## Side-by-side benchmarks against real MPD, reported as ratios, ending with one table of every row (`summary.py`) with
@@ -65,6 +66,26 @@ bench: test-deps release
 	/usr/bin/python3 Benchmarks/netease_playback_bench.py $(BENCH) && \
 	/usr/bin/python3 Benchmarks/reliability_bench.py $(BENCH)
 	/usr/bin/python3 Benchmarks/summary.py .build/bench/run-$(STAMP).jsonl $(wildcard .build/bench/noise-*.jsonl)
+
+## The tag fuzz's long run (Tests/TagFuzz/README.md): COUNT random files and playlists from SEED, tagged by a dozen
+## taggers, scanned by NoSignal and by a live MPD 0.24.13 (MPD_BIN, default the one scripts/build-mpd-0.24.sh built
+## in /work/mpd-0.24.13/build), every answer compared; the report goes to .build/tagfuzz/SEED-COUNT.report.
+## `make tag-fuzz-record` records MPD 0.24.13's answers for `make test`'s short run and the tag zoo.
+SEED ?= 1
+COUNT ?= 20000
+MPD_BIN ?= /work/mpd-0.24.13/build/mpd
+NOSIGNAL ?= .build/debug/nosignal
+tag-fuzz: test-deps
+	$(if $(filter .build/debug/nosignal,$(NOSIGNAL)),$(SWIFT) build --product nosignal)
+	rm -rf .build/tagfuzz/$(SEED)-$(COUNT) && mkdir -p .build/tagfuzz
+	/usr/bin/python3 Tests/TagFuzz/generate.py $(SEED) $(COUNT) .build/tagfuzz/$(SEED)-$(COUNT)
+	/usr/bin/python3 Tests/TagFuzz/compare.py .build/tagfuzz/$(SEED)-$(COUNT) --nosignal $(NOSIGNAL) \
+		--mpd $(MPD_BIN) --finds 300 --report .build/tagfuzz/$(SEED)-$(COUNT).report \
+		--json .build/tagfuzz/$(SEED)-$(COUNT).json
+
+tag-fuzz-record: test-deps
+	$(SWIFT) build --product nosignal
+	RECORD=1 MPD_BIN=$(MPD_BIN) Tests/TagFuzz/run.sh .build/debug/nosignal
 
 ## The machine's noise: the same side-by-side rows with real MPD in NoSignal's place (`Benchmarks/mpd_as_nosignal.py`),
 ## kept in .build/bench/noise-*.jsonl for `make bench`'s table. Run it twice for a range.

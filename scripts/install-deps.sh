@@ -6,7 +6,7 @@ set -euo pipefail
 build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libid3tag0-dev libmpg123-dev libasound2-dev libcurl4-openssl-dev
        libsqlite3-dev libssl-dev libqrencode-dev libicu-dev libavahi-client-dev pkg-config)
 test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl qrencode
-      python3-mutagen eyed3 id3v2 flac vorbis-tools atomicparsley wavpack curl chromium chromium-driver python3-selenium
+      python3-mutagen eyed3 id3v2 flac vorbis-tools atomicparsley wavpack kid3-cli opus-tools id3tool musepack-tools curl chromium chromium-driver python3-selenium
       avahi-daemon avahi-utils dbus systemd snapserver snapclient)
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
