@@ -38,7 +38,9 @@ compare() {  # compare NAME RECORDING ARGS...
 }
 compare short "$HERE/recorded/seed-$SEED-$COUNT.jsonl.gz" "$lib"
 
-ZOO=${TAG_ZOO:-/work/shared/corpus/tag-zoo}
+# The zoo's generator lives in the shared corpus beside the checkout (CI lays shared/ next to its clone).
+ZOO=${TAG_ZOO:-$ROOT/../shared/corpus/tag-zoo}
+[ -f "$ZOO/make_zoo.sh" ] || ZOO=/work/shared/corpus/tag-zoo
 if [ -x "$ZOO/make_zoo.sh" ] || [ -f "$ZOO/make_zoo.sh" ]; then
     zoo=$OUT/zoo
     if [ ! -d "$zoo/music" ] || ! cmp -s "$zoo/MANIFEST.sha256" "$ZOO/MANIFEST.sha256"; then
