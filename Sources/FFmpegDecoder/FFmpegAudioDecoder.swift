@@ -575,8 +575,13 @@ public final class FFmpegAudioDecoder: AudioDecoding {
 
     /// A URL (`scheme://…`) rather than a file path.
     static func isRemote(_ location: String) -> Bool {
-        guard let end = location.range(of: "://")?.lowerBound, end > location.startIndex else { return false }
-        return location[..<end].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        let bytes = location.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex,
+              bytes[colon...].starts(with: "://".utf8) else { return false }
+        return bytes[..<colon].allSatisfy { byte in
+            let character = Character(Unicode.Scalar(byte))
+            return byte < 0x80 && (character.isLetter || character.isNumber || "+-.".contains(character))
+        }
     }
 
     static func timestamp(of frame: UnsafeMutablePointer<AVFrame>) -> Int64? {

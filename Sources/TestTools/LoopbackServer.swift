@@ -42,7 +42,8 @@ public final class LoopbackServer: @unchecked Sendable {
 
     public func stop() {
         if process.isRunning {
-            process.terminate()
+            // SIGKILL: a child of the test process inherits its blocked signals, and SIGTERM would wait forever.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
