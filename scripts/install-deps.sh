@@ -7,7 +7,7 @@ build=(libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libid3tag0
        libsqlite3-dev libssl-dev libqrencode-dev libicu-dev libavahi-client-dev pkg-config)
 test=(ffmpeg sqlite3 alsa-utils mpd mpc ncmpcpp python3-mpd sox tmux openssl qrencode
       python3-mutagen eyed3 id3v2 flac vorbis-tools atomicparsley wavpack kid3-cli opus-tools id3tool musepack-tools curl chromium chromium-driver python3-selenium
-      avahi-daemon avahi-utils dbus systemd snapserver snapclient)
+      avahi-daemon avahi-utils dbus systemd snapserver snapclient python3-pyftpdlib)
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
 missing=()

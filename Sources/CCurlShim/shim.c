@@ -21,3 +21,12 @@ CURLcode nosignal_curl_setopt_write_function(CURL *handle, CURLoption option, cu
 CURLcode nosignal_curl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+CURLcode nosignal_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+const char *const *nosignal_curl_protocols(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info != NULL ? info->protocols : NULL;
+}

@@ -4,7 +4,8 @@ import PlayerCore
 
 /// Opens songs with libavformat/libavcodec: the decoder edge of the player.
 public struct FFmpegDecoderFactory: AudioDecoderFactory {
-    /// Opens `http(s)://` URLs (libcurl, from the NetEase edge); without it libavformat's own http protocol does.
+    /// Opens the URLs it takes (`opens`: `http(s)://`, `ftp://`, … through libcurl, from the NetEase edge); any
+    /// other URL (`rtsp://`, `hls+http://`, or `http://` without it) is opened by libavformat's own protocols.
     private let remote: (any RemoteInputFactory)?
 
     public init(remote: (any RemoteInputFactory)? = nil) {
@@ -12,7 +13,7 @@ public struct FFmpegDecoderFactory: AudioDecoderFactory {
     }
 
     public func open(_ location: String) throws(DecoderError) -> any AudioDecoding {
-        if let remote, FFmpegAudioDecoder.isRemote(location) {
+        if let remote, FFmpegAudioDecoder.isRemote(location), remote.opens(location) {
             return try FFmpegAudioDecoder(location: location, input: remote.open(location))
         }
         return try FFmpegAudioDecoder(location: location)
@@ -79,7 +80,20 @@ public final class FFmpegAudioDecoder: AudioDecoding {
         if let input { remoteIO = try RemoteIOContext(input) } else { remoteIO = nil }
 
         var options: OpaquePointer? = nil
-        if isNetworkStream && remoteIO == nil { av_dict_set(&options, "icy", "1", 0) }
+        var url = location
+        var demuxer: UnsafePointer<AVInputFormat>? = nil
+        if isNetworkStream && remoteIO == nil {
+            let lower = location.lowercased()
+            if lower.hasPrefix("http://") || lower.hasPrefix("https://") { av_dict_set(&options, "icy", "1", 0) }
+            if lower.hasPrefix("hls+http://") || lower.hasPrefix("hls+https://") {
+                // MPD's `hls+http://`: the playlist at the plain URL, read by libavformat's HLS demuxer (its `hls+`
+                // protocol is the deprecated one, without encrypted or fragmented-MP4 segments).
+                url = String(location.dropFirst("hls+".count))
+                demuxer = av_find_input_format("hls")
+            }
+            // A network protocol that stops sending fails instead of holding the decoder thread forever.
+            av_dict_set(&options, "rw_timeout", "30000000", 0)
+        }
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         if let remoteIO {
             // libavformat reads through our AVIOContext (and leaves it to us to free); the URL is only a name
@@ -87,8 +101,8 @@ public final class FFmpegAudioDecoder: AudioDecoding {
             context = avformat_alloc_context()
             context?.pointee.pb = remoteIO.context
         }
-        let status = avformat_open_input(&context, remoteIO == nil ? location : RemoteIOContext.probeName(location),
-                                         nil, &options)
+        let status = avformat_open_input(&context, remoteIO == nil ? url : RemoteIOContext.probeName(location),
+                                         demuxer, &options)
         av_dict_free(&options)
         if status < 0, let failure = remoteIO?.takeFailure() { throw failure }
         guard status >= 0, let context else {
@@ -559,8 +573,15 @@ public final class FFmpegAudioDecoder: AudioDecoding {
 
     // MARK: Helpers
 
+    /// A URL (`scheme://…`) rather than a file path.
     static func isRemote(_ location: String) -> Bool {
-        location.hasPrefix("http://") || location.hasPrefix("https://")
+        let bytes = location.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex,
+              bytes[colon...].starts(with: "://".utf8) else { return false }
+        return bytes[..<colon].allSatisfy { byte in
+            let character = Character(Unicode.Scalar(byte))
+            return byte < 0x80 && (character.isLetter || character.isNumber || "+-.".contains(character))
+        }
     }
 
     static func timestamp(of frame: UnsafeMutablePointer<AVFrame>) -> Int64? {

@@ -47,6 +47,20 @@ public enum FFmpegCatalog {
         return Formats(suffixes: suffixes.sorted(), mimeTypes: mimeTypes.sorted())
     }
 
+    /// libavformat's input protocols (`avio_enum_protocols(&opaque, 0)`: `file`, `http`, `hls`, `rtmp`, …), in its
+    /// order.
+    public static func inputProtocols() -> [String] {
+        var opaque: UnsafeMutableRawPointer? = nil
+        var names: [String] = []
+        while let name = avio_enum_protocols(&opaque, 0) { names.append(String(cString: name)) }
+        return names
+    }
+
+    /// Whether the linked libavformat has this demuxer (`rtsp`, `rtp`, `hls`).
+    public static func hasDemuxer(_ name: String) -> Bool {
+        av_find_input_format(name) != nil
+    }
+
     /// libavformat's version, e.g. `59.27.100`.
     public static var version: String {
         let v = avformat_version()

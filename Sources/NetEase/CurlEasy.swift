@@ -15,7 +15,8 @@ final class CurlEasy {
     /// `curl_global_init` is not thread-safe on every libcurl build; a static let runs it exactly once.
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    init(url: String, configuration: HTTPConfiguration) throws(HTTPError) {
+    /// `protocols`: what libcurl may speak for `url` (`CURLOPT_PROTOCOLS_STR`); redirects stay on the web.
+    init(url: String, configuration: HTTPConfiguration, protocols: String = "http,https") throws(HTTPError) {
         guard Self.globalInit, let handle = curl_easy_init() else {
             throw HTTPError(.other, url: url, "libcurl cannot be initialised")
         }
@@ -29,8 +30,9 @@ final class CurlEasy {
         }
         // Signals cannot be used for DNS timeouts in a threaded process.
         set(CURLOPT_NOSIGNAL, 1)
-        // Only the web: a redirect to file:// or another protocol must not reach the local disk.
-        nosignal_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        // Only the web (or the one protocol a stream asked for): a redirect to file:// or another protocol must not
+        // reach the local disk.
+        nosignal_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, protocols)
         nosignal_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         set(CURLOPT_FOLLOWLOCATION, configuration.maxRedirects > 0 ? 1 : 0)
         set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
@@ -88,6 +90,14 @@ final class CurlEasy {
         nosignal_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         nosignal_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, header)
         nosignal_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+    }
+
+    /// `CURLINFO_CONTENT_LENGTH_DOWNLOAD_T`: the size libcurl learnt (FTP's `SIZE`, SFTP's stat), when it knows.
+    var contentLength: Int64? {
+        var value: curl_off_t = -1
+        guard nosignal_curl_getinfo_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &value) == CURLE_OK, value > 0
+        else { return nil }
+        return Int64(value)
     }
 
     /// The URL after redirects.

@@ -3,9 +3,22 @@ import CCurlShim
 import Foundation
 import PlayerCore
 
-/// Opens `http(s)://` inputs for the decoder: the player's `RemoteInputFactory`, over the same libcurl wrapper the
-/// NetEase client uses.
+/// Opens `http(s)://` inputs (and the other schemes of `schemes`: `ftp://`, `gopher://`, `rtmp://`, …) for the
+/// decoder: the player's `RemoteInputFactory`, over the same libcurl wrapper the NetEase client uses.
 public struct CurlInputFactory: RemoteInputFactory {
+    /// The protocols of the linked libcurl (`curl_version_info`'s list, lowercase): what `schemes` may hold.
+    public static let libraryProtocols: [String] = {
+        guard var entry = nosignal_curl_protocols() else { return [] }
+        var names: [String] = []
+        while let name = entry.pointee {
+            names.append(String(cString: name).lowercased())
+            entry += 1
+        }
+        return names
+    }()
+
+    /// The schemes `open` takes, lowercase without `://`; `http` and `https` unless the server says more.
+    public var schemes: Set<String> = ["http", "https"]
     public var configuration: HTTPConfiguration
     /// Bytes buffered ahead of the decoder (the transfer pauses when they are full).
     public var bufferSize: Int
@@ -17,6 +30,11 @@ public struct CurlInputFactory: RemoteInputFactory {
         self.configuration = configuration
         self.bufferSize = bufferSize
         self.reconnectAttempts = reconnectAttempts
+    }
+
+    public func opens(_ url: String) -> Bool {
+        guard let scheme = CurlInputStream.scheme(of: url) else { return false }
+        return schemes.contains(scheme) && Self.libraryProtocols.contains(scheme)
     }
 
     public func open(_ url: String) throws(DecoderError) -> any RemoteInput {
@@ -79,6 +97,14 @@ public final class CurlInputStream: RemoteInput {
     }
 
     deinit { state.close() }
+
+    /// The URL's scheme, lowercase (`ftp` of `FTP://host/x`), when it has one.
+    static func scheme(of url: String) -> String? {
+        guard let end = url.range(of: "://")?.lowerBound, end > url.startIndex else { return nil }
+        let scheme = url[..<end]
+        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return scheme.lowercased()
+    }
 
     public var position: Int64 {
         state.condition.lock()
@@ -334,14 +360,30 @@ final class CurlTransfer: @unchecked Sendable {
         self.generation = generation
         offset = start
         self.delay = delay
-        easy = try CurlEasy(url: state.url, configuration: state.configuration)
+        let scheme = CurlInputStream.scheme(of: state.url) ?? "http"
+        isHTTP = scheme == "http" || scheme == "https"
+        resumable = isHTTP || Self.resumableSchemes.contains(scheme)
+        easy = try CurlEasy(url: state.url, configuration: state.configuration, protocols: isHTTP ? "http,https" : scheme)
         parser = ResponseHeadParser(followsRedirects: state.configuration.maxRedirects > 0)
-        var headers = state.configuration.headers + [HTTPHeader("Icy-MetaData", "1")]
-        if start > 0 { headers.append(HTTPHeader("Range", "bytes=\(start)-")) }
-        easy.setHeaders(headers)
-        easy.acceptStatusLines(["ICY 200 OK"])
-        easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        if isHTTP {
+            var headers = state.configuration.headers + [HTTPHeader("Icy-MetaData", "1")]
+            if start > 0 { headers.append(HTTPHeader("Range", "bytes=\(start)-")) }
+            easy.setHeaders(headers)
+            easy.acceptStatusLines(["ICY 200 OK"])
+            easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        } else if start > 0 {
+            // FTP's `REST`, SFTP's offset: the other protocols' range request.
+            nosignal_curl_setopt_offset(easy.handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(start))
+        }
     }
+
+    /// The schemes besides HTTP whose transfers libcurl starts at an offset (`CURLOPT_RESUME_FROM_LARGE`); a
+    /// stream of any other (gopher, scp, rtmp) cannot seek.
+    static let resumableSchemes: Set<String> = ["ftp", "ftps", "sftp"]
+    /// HTTP(S), whose response head `receiveHeader` parses; other protocols' header lines (an FTP server's replies)
+    /// are not a head, and their stream begins with its first byte.
+    private let isHTTP: Bool
+    private let resumable: Bool
 
     func launch() {
         Thread.detachNewThread { [self] in run() }
@@ -461,7 +503,16 @@ final class CurlTransfer: @unchecked Sendable {
         guard isCurrent else { return 0 } // abandoned: abort
         if !headSeen {
             headSeen = true
-            state.head = ResponseHead(status: 200)
+            var head = ResponseHead(status: 200)
+            if !isHTTP {
+                // What the protocol told libcurl stands in for the headers: the size (from the start only, as a
+                // resumed transfer reports what is left) and whether a transfer can start elsewhere.
+                if offset == 0, let length = easy.contentLength {
+                    head.headers.append(HTTPHeader("Content-Length", String(length)))
+                }
+                if !resumable { head.headers.append(HTTPHeader("Accept-Ranges", "none")) }
+            }
+            state.head = head
         }
         // libcurl delivers at most 16 KiB at a time; an empty buffer takes any amount, so this cannot stall.
         if state.ring.count > 0 && state.ring.count + bytes.count > state.capacity {
@@ -493,6 +544,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
         lastProgress = .now
+        guard isHTTP else { return line.count }
         guard let head = parser.feed(line) else { return line.count }
         state.condition.lock()
         defer { state.condition.unlock() }

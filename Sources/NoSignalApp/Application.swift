@@ -30,7 +30,8 @@ public struct Application {
         MemoryPolicy.apply(logger: logger)
 
         let formats = FFmpegCatalog.formats()
-        let settings = Self.serverSettings(config, formats: formats)
+        let handlers = URLHandlers.linked()
+        let settings = Self.serverSettings(config, formats: formats, handlers: handlers)
 
         // The software mixer is the default (MPD's null output has none unless asked; NoSignal always offers
         // volume so phone clients show a slider). `mixer_type "none"` removes it.
@@ -55,7 +56,9 @@ public struct Application {
         let musicDirectory = config.musicDirectory
         // NetEase's client; `netease://song/…` plays through it (the stream URL is looked up at play time).
         let neteaseService = try Self.netEaseService(config, logger: logger)
-        let ffmpeg = FFmpegDecoderFactory(remote: CurlInputFactory())
+        var curl = CurlInputFactory()
+        curl.schemes = handlers.curl
+        let ffmpeg = FFmpegDecoderFactory(remote: curl)
         let netEaseDecoders = neteaseService.map {
             NetEaseDecoderFactory(inner: ffmpeg, service: $0, radio: NetEaseRadio(service: $0, store: store))
         }
@@ -149,7 +152,8 @@ public struct Application {
     }
 
     /// What the protocol server takes from the configuration.
-    static func serverSettings(_ config: Configuration, formats: FFmpegCatalog.Formats) -> ServerSettings {
+    static func serverSettings(_ config: Configuration, formats: FFmpegCatalog.Formats,
+                               handlers: URLHandlers = .linked()) -> ServerSettings {
         var settings = ServerSettings()
         settings.passwords = Dictionary(config.passwords.map { ($0.password, $0.permissions) },
                                         uniquingKeysWith: { first, _ in first })
@@ -162,7 +166,8 @@ public struct Application {
         settings.musicDirectory = config.musicDirectory
         settings.playlistDirectory = config.playlistDirectory
         settings.decoders = [DecoderPlugin(name: "ffmpeg", suffixes: formats.suffixes, mimeTypes: formats.mimeTypes)]
-        settings.urlSchemes = ["http://", "https://", "netease://"]
+        // What the linked libcurl and libavformat open, as MPD finds it (`URLHandlers`).
+        settings.urlSchemes = handlers.listing(netease: true)
         return settings
     }
 

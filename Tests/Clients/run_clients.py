@@ -501,6 +501,119 @@ def playback_and_restart(_):
         s.stop()
 
 
+GOPHER_SERVER = """
+import os, socketserver, sys
+root, port = sys.argv[1], int(sys.argv[2])
+class Handler(socketserver.StreamRequestHandler):
+    def handle(self):
+        path = os.path.join(root, os.path.basename(self.rfile.readline().decode().strip()))
+        if os.path.isfile(path):
+            with open(path, 'rb') as f:
+                self.wfile.write(f.read())
+socketserver.ThreadingTCPServer.allow_reuse_address = True
+with socketserver.ThreadingTCPServer(('127.0.0.1', port), Handler) as server:
+    server.serve_forever()
+"""
+
+
+def wait_listening(port, proc):
+    deadline = time.time() + 20
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def expect_plays(s, what):
+    """`status` shows the song playing through the null output: state play, audio set, elapsed moving on."""
+    c = s.client()
+    first = None
+    deadline = time.time() + 30
+    status = {}
+    while time.time() < deadline:
+        status = c.status()
+        if status.get("state") == "play" and "audio" in status and "elapsed" in status:
+            if first is None:
+                first = float(status["elapsed"])
+            elif float(status["elapsed"]) > first:
+                c.disconnect()
+                return status
+        time.sleep(0.2)
+    raise AssertionError(f"{what} does not play: {status!r}")
+
+
+@check("urlhandlers lists ftp, gopher, hls+http, rtmp, rtp; add, addid and load of such URLs play (real servers "
+       "on 127.0.0.1)")
+def url_schemes(_):
+    directory = tempfile.mkdtemp(prefix="nosignal-schemes-")
+    media = os.path.join(directory, "media")
+    os.makedirs(os.path.join(media, "hls"))
+    os.makedirs(os.path.join(directory, "playlists"))
+    make_sine(os.path.join(media, "tone.flac"), 20)
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i",
+                    os.path.join(media, "tone.flac"), "-c:a", "aac", "-f", "hls", "-hls_time", "2",
+                    "-hls_list_size", "0", "-hls_playlist_type", "vod", os.path.join(media, "hls", "index.m3u8")],
+                   check=True)
+    ftp_port, gopher_port, http_port = free_port(), free_port(), free_port()
+    helpers = [
+        subprocess.Popen(["/usr/bin/python3", "-m", "pyftpdlib", "-i", "127.0.0.1", "-p", str(ftp_port), "-d", media],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+        subprocess.Popen(["/usr/bin/python3", "-c", GOPHER_SERVER, media, str(gopher_port)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+        subprocess.Popen(["/usr/bin/python3", "-m", "http.server", str(http_port), "--bind", "127.0.0.1",
+                          "--directory", media], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+    ]
+    config = (f'playlist_directory "{directory}/playlists"\n'
+              'audio_output {\n type "null"\n name "null"\n}\n')
+    s = Server(config)
+    try:
+        for port, proc in zip([ftp_port, gopher_port, http_port], helpers):
+            wait_listening(port, proc)
+        c = s.client()
+        handlers = c.urlhandlers()
+        for scheme in ["ftp://", "gopher://", "hls+http://", "http://", "https://", "rtmp://", "rtp://"]:
+            expect(scheme in handlers, f"{scheme} not in {handlers!r}")
+        expect(handlers == sorted(handlers, key=lambda h: h.encode()), repr(handlers))
+        ftp = f"ftp://127.0.0.1:{ftp_port}/tone.flac"
+        gopher = f"gopher://127.0.0.1:{gopher_port}/9tone.flac"
+        hls = f"hls+http://127.0.0.1:{http_port}/hls/index.m3u8"
+        c.add(ftp)
+        song_id = c.addid(gopher)
+        with open(os.path.join(directory, "playlists", "streams.m3u"), "w") as f:
+            f.write(hls + "\n")
+        c.load("streams")
+        files = [song["file"] for song in c.playlistinfo()]
+        expect(files == [ftp, gopher, hls], repr(files))
+        expect_ack(lambda: c.add("nfs://127.0.0.1/x.flac"), "[2@0] {add} Unsupported URI scheme", "add nfs://")
+        c.play(0)
+        expect_plays(s, "ftp://")
+        c.playid(song_id)
+        expect_plays(s, "gopher://")
+        c.play(2)
+        status = expect_plays(s, "hls+http://")
+        expect(status.get("audio", "").startswith("44100:"), repr(status))
+        # rtmp: the ffmpeg command line as a one-client RTMP server, started just before the song plays.
+        rtmp_port = free_port()
+        rtmp = f"rtmp://127.0.0.1:{rtmp_port}/live/tone"
+        sender = subprocess.Popen(["ffmpeg", "-nostdin", "-v", "error", "-re", "-i", os.path.join(media, "tone.flac"),
+                                   "-c:a", "aac", "-f", "flv", "-listen", "1", rtmp],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        helpers.append(sender)
+        time.sleep(1)  # ffmpeg listens; a probe connection would be its one client
+        rtmp_id = c.addid(rtmp)
+        c.playid(rtmp_id)
+        expect_plays(s, "rtmp://")
+        c.disconnect()
+    finally:
+        s.stop()
+        for proc in helpers:
+            proc.terminate()
+            proc.wait()
+
+
 @check("nosignal probe decode prints the format; probe output plays through the configured outputs")
 def probe(_):
     directory = tempfile.mkdtemp(prefix="nosignal-clients-")
@@ -1489,6 +1602,7 @@ def main():
     auto_update(None)
     playback_and_restart(None)
     probe(None)
+    url_schemes(None)
     httpd_stream(None)
     netease_login(None)
     netease_browse(None)

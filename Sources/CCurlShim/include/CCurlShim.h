@@ -10,6 +10,10 @@ CURLcode nosignal_curl_setopt_string(CURL *handle, CURLoption option, const char
 CURLcode nosignal_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode nosignal_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode nosignal_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode nosignal_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
+/// The protocols of the linked libcurl (`curl_version_info(CURLVERSION_NOW)->protocols`, lowercase, NULL-ended):
+/// CURLVERSION_NOW is a macro.
+const char *const *nosignal_curl_protocols(void);
 CURLcode nosignal_curl_getinfo_string(CURL *handle, CURLINFO info, char **value);
 /// CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION (same signature): a function pointer passed through the
 /// variadic setopt with its real type.

@@ -1,4 +1,4 @@
-/// Opens remote inputs (`http://`, `https://`) as byte streams. Implemented over libcurl by the NetEase edge
+/// Opens remote inputs (`http://`, `https://`, `ftp://`, … : `opens`) as byte streams. Implemented over libcurl by the NetEase edge
 /// (the one HTTP stack of the server); the decoder edge receives it by injection, so the two C-library edges never
 /// import each other and a decoder can be tested against a fake input.
 public protocol RemoteInputFactory: Sendable {
@@ -6,6 +6,17 @@ public protocol RemoteInputFactory: Sendable {
     /// status fail here, with a `DecoderError` that names the URL — before any decoder is set up. Blocking: call it
     /// on the decoder thread.
     func open(_ url: String) throws(DecoderError) -> any RemoteInput
+    /// Whether `open` takes this URL (its scheme is one the input reads, `http`, `ftp`, …); a URL it does not take
+    /// is left to the decoder's own network protocols (RTSP, HLS through libavformat).
+    func opens(_ url: String) -> Bool
+}
+
+extension RemoteInputFactory {
+    /// `http://` and `https://`.
+    public func opens(_ url: String) -> Bool {
+        let lower = url.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
 }
 
 /// One open remote resource, read like a file by a demuxer. The network side buffers ahead on its own thread
