@@ -239,6 +239,24 @@ final class ClaimingPlaylists: PlaylistStore {
         #expect(await c.send("playlistlength p") == "songs: 4\nplaytime: 3\nOK\n")
         #expect(await c.send("load p") == "OK\n")
         #expect(await c.send("playlist") == "0:file: http://host/a\n1:file: http://host/d\nOK\n")
+        // The songs keep their ranges in the queue (`playlist::AppendSong`).
+        #expect(await c.send("playlistinfo") == """
+            file: http://host/a
+            Range: 0.500-
+            Name: Radio
+            Time: 2
+            duration: 1.500
+            Pos: 0
+            Id: 1
+            file: http://host/d
+            Range: 1.000-2.500
+            Time: 2
+            duration: 1.500
+            Pos: 1
+            Id: 2
+            OK
+
+            """)
     }
 }
 

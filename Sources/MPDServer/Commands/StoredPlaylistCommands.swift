@@ -114,8 +114,15 @@ enum StoredPlaylistCommands {
             let partition = context.client.partition
             return .deferred {
                 let entries = clip(try await reader.entries(request[0]), range)
-                let songs = await reader.load(entries).compactMap { $0 }
-                let sent = try player.send(.load(songs, at: position, name: request[0]), partition: partition)
+                var songs: [Song] = []
+                var ranges: [Queue.ClosedRangeSeconds?] = []
+                for (entry, song) in zip(entries, await reader.load(entries)) {
+                    guard let song else { continue }
+                    songs.append(song)
+                    ranges.append(entry.range)
+                }
+                let sent = try player.send(.load(songs, at: position, name: request[0], ranges: ranges),
+                                           partition: partition)
                 guard sent.addedIDs.count == songs.count else { throw PlayerError.playlistTooLarge }
                 return Response()
             }
