@@ -27,6 +27,25 @@ enum FolderSongs {
             CREATE TRIGGER folder_songs_delete AFTER DELETE ON song WHEN OLD.directory_id IS NOT NULL BEGIN
                 DELETE FROM \(table) WHERE directory_id = OLD.directory_id;
             END;
+            """)
+        try createUpdateTrigger(db, columns: columns)
+    }
+
+    /// Migration v16: the songs' `has_playlist` column, which the blob holds too (its trigger watches it; the
+    /// blobs are packed again by the indexer).
+    static func addPlaylistFlag(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE song ADD COLUMN has_playlist INTEGER NOT NULL DEFAULT 0;
+            DROP TRIGGER IF EXISTS folder_songs_update;
+            DELETE FROM \(table);
+            """)
+        try createUpdateTrigger(db, columns: """
+            uri, directory_id, duration, last_modified, added, audio_format, tags, walk_rank, has_playlist
+            """)
+    }
+
+    private static func createUpdateTrigger(_ db: Database, columns: String) throws {
+        try db.execute(sql: """
             CREATE TRIGGER folder_songs_update AFTER UPDATE OF \(columns) ON song
                 WHEN OLD.directory_id IS NOT NULL OR NEW.directory_id IS NOT NULL BEGIN
                 DELETE FROM \(table) WHERE directory_id IN (OLD.directory_id, NEW.directory_id);
@@ -93,10 +112,11 @@ enum FolderSongs {
     // MARK: - The blob
 
     // The number of songs (a length), then per song: the URI (length, bytes), a byte of flags saying which of the rest
-    // are there, the duration (8 bytes, an IEEE double), the modification time and the time added (8 bytes each), the
+    // are there (and whether the song holds a playlist), the duration (8 bytes, an IEEE double), the modification time and the time added (8 bytes each), the
     // audio format (length, bytes), and the packed tags (length, bytes; `PackedTags`). Lengths are LEB128, numbers
     // little-endian.
-    private static let hasDuration: UInt8 = 1, hasModified: UInt8 = 2, hasAdded: UInt8 = 4, hasFormat: UInt8 = 8
+    private static let hasDuration: UInt8 = 1, hasModified: UInt8 = 2, hasAdded: UInt8 = 4, hasFormat: UInt8 = 8,
+        hasPlaylist: UInt8 = 16
 
     static func encode(_ songs: [Song]) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -116,6 +136,7 @@ enum FolderSongs {
             if song.lastModified != nil { flags |= hasModified }
             if song.added != nil { flags |= hasAdded }
             if song.audioFormat != nil { flags |= hasFormat }
+            if song.hasPlaylist { flags |= hasPlaylist }
             bytes.append(flags)
             if let duration = song.duration { append(duration.bitPattern) }
             if let modified = song.lastModified { append(UInt64(bitPattern: modified)) }
@@ -143,7 +164,7 @@ enum FolderSongs {
                 (storage.baseAddress! + initialized).initialize(to: Song(
                     uri: String(decoding: fields.uri, as: UTF8.self), packedTags: PackedTags(bytes: Array(fields.tags)),
                     duration: fields.duration, lastModified: fields.modified, added: fields.added,
-                    audioFormat: fields.format))
+                    audioFormat: fields.format, hasPlaylist: fields.hasPlaylist))
                 initialized += 1
             }
         }
@@ -174,7 +195,7 @@ enum FolderSongs {
 
         /// A song's fields; the texts as bytes of the blob, but for the audio format, which repeats.
         typealias Fields = (uri: UnsafeBufferPointer<UInt8>, tags: UnsafeBufferPointer<UInt8>, duration: Double?,
-                            modified: Int64?, added: Int64?, format: String?)
+                            modified: Int64?, added: Int64?, format: String?, hasPlaylist: Bool)
 
         mutating func song(_ formats: inout RecentText) -> Fields? {
             guard let uri = bytes(), let flags = byte() else { return nil }
@@ -196,7 +217,7 @@ enum FolderSongs {
                 format = formats.text(text)
             }
             guard let tags = bytes() else { return nil }
-            return (uri, tags, duration, modified, added, format)
+            return (uri, tags, duration, modified, added, format, flags & hasPlaylist != 0)
         }
 
         mutating func word() -> UInt64? {

@@ -202,6 +202,11 @@ public final class LibraryDatabase: Sendable {
         migrator.registerMigration("v15-stored-lists") { db in
             try StoredLists.create(db)
         }
+        // Whether a song holds a playlist (an embedded cue sheet, `Tag::has_playlist`): listings print
+        // `playlist: URI` after it. Songs scanned before are read again by the next update that finds them changed.
+        migrator.registerMigration("v16-song-has-playlist") { db in
+            try FolderSongs.addPlaylistFlag(db)
+        }
         return migrator
     }
 

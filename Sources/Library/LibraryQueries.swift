@@ -417,7 +417,7 @@ public final class LibraryQueries: Sendable {
     }
 
     /// The columns `song(_:from:)` reads, in its order.
-    static let songColumns = "uri, duration, last_modified, added, audio_format, tags"
+    static let songColumns = "uri, duration, last_modified, added, audio_format, tags, has_playlist"
 
     /// A song from the `songColumns` of the current row, starting at column `first`.
     static func song(_ row: OpaquePointer, from first: Int32) -> Song {
@@ -427,8 +427,10 @@ public final class LibraryQueries: Sendable {
 
     /// `song(_:from:)` over consecutive rows, their audio formats decoded once while they repeat.
     static func song(_ row: OpaquePointer, from first: Int32, formats: inout RecentText) -> Song {
-        Song(uri: RawColumn.text(row, first) ?? "", packedTags: SongTagsColumn.decode(row, first + 5),
-             duration: RawColumn.double(row, first + 1), lastModified: RawColumn.int64(row, first + 2),
-             added: RawColumn.int64(row, first + 3), audioFormat: formats.text(row, first + 4))
+        var song = Song(uri: RawColumn.text(row, first) ?? "", packedTags: SongTagsColumn.decode(row, first + 5),
+                        duration: RawColumn.double(row, first + 1), lastModified: RawColumn.int64(row, first + 2),
+                        added: RawColumn.int64(row, first + 3), audioFormat: formats.text(row, first + 4))
+        song.hasPlaylist = sqlite3_column_int(row, first + 6) != 0
+        return song
     }
 }

@@ -20,7 +20,7 @@ extension MusicLibrary: MusicDatabase {
 
     public func cachedEntries(uri: String) -> [LibraryEntry]? { cachedListing(uri: uri) }
 
-    public func playlistFile(uri: String) async throws -> [Song]? {
+    public func playlistFile(uri: String) async throws -> [PlaylistEntry]? {
         try await offLoop { try self.playlistFile(uri: uri) }
     }
 

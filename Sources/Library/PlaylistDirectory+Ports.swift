@@ -9,6 +9,8 @@ extension PlaylistDirectory: PlaylistStore {
 
     public func uris(of name: String) async throws -> [String] { try load(name) }
 
+    public func entries(of name: String) async throws -> [PlaylistEntry] { try readEntries(name) }
+
     public func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws {
         try save(name, uris: uris, mode: SaveMode(rawValue: mode.rawValue) ?? .create)
     }

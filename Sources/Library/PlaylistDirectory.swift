@@ -4,6 +4,7 @@ import Glibc
 #endif
 import MPDProtocol
 import PlayerCore
+import ServerPorts
 import Synchronization
 
 /// Stored playlists as MPD keeps them (`src/PlaylistFile.cxx`): one `NAME.m3u` per playlist in a flat
@@ -85,6 +86,21 @@ public final class PlaylistDirectory: Sendable {
         return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> [String] in
             Self.lines(raw.bindMemory(to: UInt8.self), limit: maximumLength).map(relative)
         }
+    }
+
+    /// The entries of a playlist as MPD 0.24 reads them for `listplaylist(info)` and `load`
+    /// (`playlist_open_in_playlist_dir`: the m3u and extm3u plugins, `#EXTINF` giving durations and names), URIs
+    /// translated from the music directory's root. Throws `.noSuchPlaylist`.
+    public func readEntries(_ name: String) throws -> [PlaylistEntry] {
+        guard Self.isValidName(name) else { throw PlayerError.noSuchPlaylist }
+        let data = try lock.withLock { _ in
+            guard let data = FileManager.default.contents(atPath: try file(name)) else {
+                throw PlayerError.noSuchPlaylist
+            }
+            return data
+        }
+        let parsed = MusicPlaylistFile.m3u(MusicPlaylistFile.lines([UInt8](data)))
+        return MusicPlaylistFile.entries(parsed, base: "", musicDirectory: musicDirectory ?? "")
     }
 
     /// A playlist file's lines, split on their bytes (splitting the text into characters was a third of a `load` of

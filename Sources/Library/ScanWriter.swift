@@ -153,31 +153,33 @@ final class ScanWriter: @unchecked Sendable {
         // New songs are plain inserts; a URI the snapshot did not know but the table has (not expected) takes
         // the upsert, which keeps the row (and its `added`) and replaces its tags.
         let insertSong = try FastStatement(db, """
-            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size, tags)
-            VALUES (?, ?, 'local', ?, ?, ?, ?, ?, ?)
+            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size, tags,
+                has_playlist)
+            VALUES (?, ?, 'local', ?, ?, ?, ?, ?, ?, ?)
             """)
         let upsertSong = try FastStatement(db, """
-            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size, tags)
-            VALUES (?, ?, 'local', ?, ?, ?, ?, ?, ?)
+            INSERT INTO song (uri, directory_id, source, duration, last_modified, added, audio_format, size, tags,
+                has_playlist)
+            VALUES (?, ?, 'local', ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(uri) DO UPDATE SET directory_id = excluded.directory_id, duration = excluded.duration,
                 last_modified = excluded.last_modified, audio_format = excluded.audio_format, size = excluded.size,
-                tags = excluded.tags, walk_rank = NULL
+                tags = excluded.tags, has_playlist = excluded.has_playlist, walk_rank = NULL
             RETURNING id
             """)
         let updateSong = try FastStatement(db, """
             UPDATE song SET directory_id = ?, duration = ?, last_modified = ?, audio_format = ?, size = ?, tags = ?,
-                walk_rank = NULL
+                has_playlist = ?, walk_rank = NULL
             WHERE id = ?
             """)
         // A song read again unchanged (`rescan`, a file touched but not edited) keeps its tag rows, its rank and its
         // search entry: what it holds is compared first (`IS`: NULL-safe), so that only what differs is written.
         let compareSong = try FastStatement(db, """
             SELECT tags IS ?1 AND directory_id IS ?2,
-                duration IS ?3 AND last_modified IS ?4 AND audio_format IS ?5 AND size IS ?6
+                duration IS ?3 AND last_modified IS ?4 AND audio_format IS ?5 AND size IS ?6 AND has_playlist IS ?8
             FROM song WHERE id = ?7
             """)
         let updateFile = try FastStatement(db, """
-            UPDATE song SET duration = ?, last_modified = ?, audio_format = ?, size = ? WHERE id = ?
+            UPDATE song SET duration = ?, last_modified = ?, audio_format = ?, size = ?, has_playlist = ? WHERE id = ?
             """)
         let deleteTags = try FastStatement(db, "DELETE FROM song_tag WHERE song_id = ?")
         var tagInserts = TagInserts()
@@ -215,7 +217,8 @@ final class ScanWriter: @unchecked Sendable {
                         removed.append(file.uri)
                         changed = true
                     }
-                case .song(let duration, let audioFormat, let tags):
+                case .song(let duration, let audioFormat, let hasPlaylist, let tags):
+                    let playlistFlag: Int64 = hasPlaylist ? 1 : 0
                     changed = true
                     let directory = try directoryID(file.directory)
                     let tagsColumn = SongTagsColumn.encode(tags.lazy.map { ($0.tag, $0.value) })
@@ -229,6 +232,7 @@ final class ScanWriter: @unchecked Sendable {
                         compareSong.bind(5, audioFormat)
                         compareSong.bind(6, file.size)
                         compareSong.bind(7, existing)
+                        compareSong.bind(8, playlistFlag)
                         let same = try compareSong.firstRow(db) { (sqlite3_column_int($0, 0) != 0,
                                                                    sqlite3_column_int($0, 1) != 0) }
                         if let same, same.0 {
@@ -237,7 +241,8 @@ final class ScanWriter: @unchecked Sendable {
                                 updateFile.bind(2, file.mtime)
                                 updateFile.bind(3, audioFormat)
                                 updateFile.bind(4, file.size)
-                                updateFile.bind(5, existing)
+                                updateFile.bind(5, playlistFlag)
+                                updateFile.bind(6, existing)
                                 try updateFile.run(db)
                             }
                             continue
@@ -249,7 +254,8 @@ final class ScanWriter: @unchecked Sendable {
                         updateSong.bind(4, audioFormat)
                         updateSong.bind(5, file.size)
                         updateSong.bind(6, tagsColumn)
-                        updateSong.bind(7, existing)
+                        updateSong.bind(7, playlistFlag)
+                        updateSong.bind(8, existing)
                         try updateSong.run(db)
                         id = existing
                     } else {
@@ -262,6 +268,7 @@ final class ScanWriter: @unchecked Sendable {
                             statement.bind(6, audioFormat)
                             statement.bind(7, file.size)
                             statement.bind(8, tagsColumn)
+                            statement.bind(9, playlistFlag)
                         }
                         bind(insertSong)
                         if try insertSong.runUnlessConstraint(db) {

@@ -24,7 +24,7 @@ struct Scanner {
     var modified = false
     /// URIs of the songs this update deleted.
     var removedSongs: [String] = []
-    static let playlistSuffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "asx"]
+    static let playlistSuffixes: Set<String> = MusicPlaylistFile.suffixes
     /// A batch is read and written once it has this many files to read (or operations of any kind): large enough
     /// that a commit's cost is spread over many songs and both cores stay busy, small enough that clients see the
     /// database fill up while a large update runs.
@@ -399,7 +399,7 @@ enum ScanOperation: Sendable {
 /// What the writer stores for one file: the song's facts and its tag rows, prepared (tag ids, masks, case folding)
 /// on the reading threads so the single writer only binds and steps.
 enum ScannedSong: Sendable {
-    case song(duration: Double?, audioFormat: String?, tags: [TagRow])
+    case song(duration: Double?, audioFormat: String?, hasPlaylist: Bool, tags: [TagRow])
     case unreadable(String)
 
     struct TagRow: Sendable {
@@ -422,7 +422,7 @@ enum ScannedSong: Sendable {
             rows.append(TagRow(tag: name.rawValue, position: position, value: tag.value,
                                folded: CaseFolding.fold(tag.value)))
         }
-        self = .song(duration: file.duration, audioFormat: file.audioFormat, tags: rows)
+        self = .song(duration: file.duration, audioFormat: file.audioFormat, hasPlaylist: file.hasPlaylist, tags: rows)
     }
 }
 

@@ -59,7 +59,7 @@ public final class CombinedDatabase: MusicDatabase {
     }
 
     /// Playlist files live in the local music directory only.
-    public func playlistFile(uri: String) async throws -> [Song]? {
+    public func playlistFile(uri: String) async throws -> [PlaylistEntry]? {
         catalog.contains(uri) ? nil : try await local.playlistFile(uri: uri)
     }
 
@@ -177,6 +177,15 @@ public final class CombinedPlaylists: PlaylistStore {
         } catch PortError.notFound {
             throw PlayerError.noSuchPlaylist
         }
+    }
+
+    /// A local playlist as the local store reads it (`#EXTINF` and all); a NetEase one by its URIs.
+    public func entries(of name: String) async throws -> [PlaylistEntry] {
+        guard name.hasPrefix(prefix) else {
+            guard let local else { throw PlayerError.noSuchPlaylist }
+            return try await local.entries(of: name)
+        }
+        return try await uris(of: name).map { PlaylistEntry(song: Song(uri: $0), location: .url) }
     }
 
     /// `NetEase/<name>`: one level below the prefix (the sync writes `／` for a `/` in a NetEase title).

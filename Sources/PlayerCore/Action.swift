@@ -22,7 +22,8 @@ public enum Action: Equatable, Sendable {
     /// fit, skips the move, and answers `Playlist is too large`). Nothing fits: `PlayerError.playlistTooLarge`.
     case add(SongList, at: Int? = nil, bulk: Bool = true)
     /// `load`: like a bulk `add`, but the move to `position` happens inside the same edit (one version bump).
-    case load([Song], at: Int? = nil, name: String? = nil)
+    /// `load`: `ranges[i]`, when there, is the range of `songs[i]` (a CUE track: `DetachedSong`'s start and end).
+    case load([Song], at: Int? = nil, name: String? = nil, ranges: [Queue.ClosedRangeSeconds?] = [])
     case delete(start: Int, end: Int?)
     case deleteID(Int)
     /// `move`: `start..<end` so that it begins at `to`.

@@ -83,8 +83,12 @@ extension PlayerState {
         case .add(let songs, let position, let bulk):
             let ids = try p.add(songs, at: position, bulk: bulk)
             return [.added(ids: ids), .persistState]
-        case .load(let songs, let position, let name):
+        case .load(let songs, let position, let name, let ranges):
             let ids = try p.add(songs, at: position, bulk: true, moveInBulk: true)
+            // The songs keep their ranges as `playlist::AppendSong` keeps a `DetachedSong`'s start and end.
+            for (id, range) in zip(ids, ranges) {
+                if let range, let at = p.queue.position(ofID: id) { p.queue.items[at].range = range }
+            }
             // `playlist_load_into_queue` names the playlist once all its songs are in (0.24 `lastloadedplaylist`).
             if let name, ids.count == songs.count { p.lastLoadedPlaylist = name }
             return [.added(ids: ids), .persistState]

@@ -9,10 +9,10 @@ public protocol MusicDatabase: AnyObject, Sendable {
     /// order: directory by directory, entries sorted by name). `""` is the whole database.
     /// Throws `PortError.notFound` for a URI that is neither. A folder's songs come as its directories' parts.
     func songsForQueue(uri: String) async throws -> SongList
-    /// The songs of the playlist file `uri` in the music directory (`Lists/mix.m3u`: m3u, m3u8, pls, xspf) with
-    /// what the file says of them (tags, duration), their URIs resolved as MPD resolves them; nil when `uri` is not
-    /// such a file.
-    func playlistFile(uri: String) async throws -> [Song]?
+    /// The entries of the playlist file `uri` in the music directory (`Lists/mix.m3u`: m3u, m3u8, pls, xspf, asx,
+    /// cue, or a song with an embedded cue sheet) with what the file says of them (tags, duration, range), their
+    /// URIs translated as MPD translates them; nil when `uri` is not such a file.
+    func playlistFile(uri: String) async throws -> [PlaylistEntry]?
     /// The songs of these URIs that the database has (a directory is not a song), by URI: a stored playlist's songs in
     /// one look-up (`load`, `listplaylistinfo`), not one per song.
     func songs(uris: [String]) async throws -> [String: Song]

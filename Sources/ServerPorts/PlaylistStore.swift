@@ -9,6 +9,10 @@ public protocol PlaylistStore: Sendable {
     func playlists() async throws -> [StoredPlaylistInfo]
     /// The URIs of a playlist; `.noSuchPlaylist` when it does not exist.
     func uris(of name: String) async throws -> [String]
+    /// The entries of a playlist as MPD reads it for `listplaylist(info)`, `load`, `searchplaylist` and
+    /// `playlistlength` (`playlist_mapper_open`: through the m3u/extm3u plugins, so `#EXTINF` gives durations and
+    /// names); `.noSuchPlaylist` when it does not exist.
+    func entries(of name: String) async throws -> [PlaylistEntry]
     /// `save`: `create` fails when it exists, `append` adds (creating it), `replace` overwrites.
     func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws
     /// Read-modify-write under the store's lock; `body` returns nil to leave the playlist as it is.
@@ -24,6 +28,13 @@ public protocol PlaylistStore: Sendable {
 
 extension PlaylistStore {
     public func claimsName(_ name: String) -> Bool { false }
+
+    /// A store whose entries are its URIs: a URL is a URL, anything else a database song.
+    public func entries(of name: String) async throws -> [PlaylistEntry] {
+        try await uris(of: name).map { uri in
+            PlaylistEntry(song: Song(uri: uri), location: uri.contains("://") ? .url : .database(uri))
+        }
+    }
 }
 
 public struct StoredPlaylistInfo: Equatable, Sendable {

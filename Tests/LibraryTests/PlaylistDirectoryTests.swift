@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Library
 import PlayerCore
+import ServerPorts
 import Testing
 
 /// Stored playlists as m3u files, readable and writable by MPD.
@@ -36,6 +37,21 @@ import Testing
         try "#EXTM3U\r\n/music/a/b.flac\r\n\r\n# comment\nhttp://radio/x\nrel/c.mp3\n/elsewhere/d.mp3\n"
             .write(toFile: root + "/m.m3u", atomically: true, encoding: .utf8)
         #expect(try directory.load("m") == ["a/b.flac", "http://radio/x", "rel/c.mp3", "/elsewhere/d.mp3"])
+    }
+
+    /// Item 14 of issue 34: MPD 0.24 reads a stored playlist through the m3u/extm3u plugins
+    /// (`playlist_mapper_open`), so `#EXTINF` gives the next song its duration and `Name`; entries are translated
+    /// from the music directory's root (a path inside it is a database song, one outside it loads nothing).
+    @Test func entriesKeepWhatExtInfSays() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "#EXTM3U\r\n#EXTINF:42,Band - Song\r\n/music/a/b.flac\r\n#EXTINF:-5,\r\nhttp://radio/x\n./rel/../c.mp3\n"
+            .appending("/elsewhere/d.mp3\n").write(toFile: root + "/m.m3u", atomically: true, encoding: .utf8)
+        let entries = try directory.readEntries("m")
+        #expect(entries.map(\.song.uri) == ["/music/a/b.flac", "http://radio/x", "c.mp3", "/elsewhere/d.mp3"])
+        #expect(entries.map(\.location) == [.database("a/b.flac"), .url, .database("c.mp3"), .unavailable])
+        #expect(entries[0].song.duration == 42 && entries[0].song.tags == [Song.Tag("Name", "Band - Song")])
+        #expect(entries[1].song.duration == nil && entries[2].song.tags.isEmpty)
+        #expect(throws: PlayerError.noSuchPlaylist) { try directory.readEntries("none") }
     }
 
     /// Line ends as other programs write them: `\r\n`, a stray `\r` before it, a last line without an end, UTF-8

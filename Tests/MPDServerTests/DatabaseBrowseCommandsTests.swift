@@ -255,7 +255,7 @@ final class HugeDatabase: MusicDatabase, @unchecked Sendable {
         return []
     }
     func songsForQueue(uri: String) async throws -> SongList { [] }
-    func playlistFile(uri: String) async throws -> [Song]? { nil }
+    func playlistFile(uri: String) async throws -> [PlaylistEntry]? { nil }
     func files(uri: String) async throws -> [StorageEntry] { [] }
     func startUpdate(uri: String, rescan: Bool) throws -> Int { 1 }
     var updatingJobID: Int? { nil }

@@ -194,4 +194,85 @@ final class ClaimingPlaylists: PlaylistStore {
         #expect(await c.send("load x") == "ACK [50@0] {load} No such playlist\n")
         #expect(await c.send("listplaylist x") == "ACK [50@0] {listplaylist} No such playlist\n")
     }
+
+    /// Entries as the playlist plugins give them (`PlaylistEntry`): what loads is printed in full (the playlist's
+    /// tags, a CUE range), what does not (a path outside the music directory, a scheme the server does not play) is
+    /// printed as `file: URI` by `listplaylist(info)` and `searchplaylist` and skipped by `load`, as
+    /// `playlist_provider_print` and `playlist_load_into_queue` do; `playlistlength` counts every entry and the
+    /// durations of those that load, rounded half to even.
+    @Test func entriesThatDoNotLoadArePrintedAsTheirURI() async {
+        var settings = ServerSettings()
+        settings.playlistDirectory = "/playlists"
+        let store = PlayerStore(state: PlayerState(volume: 100), logger: .init(label: "test"))
+        let entries: [PlaylistEntry] = [
+            PlaylistEntry(song: Song(uri: "http://host/a", tags: [Song.Tag("Name", "Radio")], duration: 2),
+                          range: Queue.ClosedRangeSeconds(start: 0.5, end: nil), location: .url),
+            PlaylistEntry(song: Song(uri: "/elsewhere/b.flac", tags: [Song.Tag("Title", "T")]), location: .unavailable),
+            PlaylistEntry(song: Song(uri: "ftp://host/c", tags: [Song.Tag("Title", "F")], duration: 9), location: .url),
+            PlaylistEntry(song: Song(uri: "http://host/d", duration: 1),
+                          range: Queue.ClosedRangeSeconds(start: 1, end: 2.5), location: .url),
+        ]
+        let server = ServerContext(settings: settings, store: store, playlists: EntryPlaylists(entries),
+                                   logger: .init(label: "test"))
+        let c = await TestSession(server: server)
+        #expect(await c.send("listplaylist p") ==
+                "file: http://host/a\nfile: /elsewhere/b.flac\nfile: ftp://host/c\nfile: http://host/d\nOK\n")
+        #expect(await c.send("listplaylistinfo p") == """
+            file: http://host/a
+            Range: 0.500-
+            Name: Radio
+            Time: 2
+            duration: 1.500
+            file: /elsewhere/b.flac
+            file: ftp://host/c
+            file: http://host/d
+            Range: 1.000-2.500
+            Time: 2
+            duration: 1.500
+            OK
+
+            """)
+        #expect(await c.send("searchplaylist p \"(Title == 'T')\"") == "file: /elsewhere/b.flac\nOK\n")
+        #expect(await c.send("searchplaylist p \"(Name == 'Radio')\"") ==
+                "file: http://host/a\nRange: 0.500-\nName: Radio\nTime: 2\nduration: 1.500\nPos: 0\nOK\n")
+        // 1.5 s + 1.5 s: 3 s; the ftp entry does not load.
+        #expect(await c.send("playlistlength p") == "songs: 4\nplaytime: 3\nOK\n")
+        #expect(await c.send("load p") == "OK\n")
+        #expect(await c.send("playlist") == "0:file: http://host/a\n1:file: http://host/d\nOK\n")
+        // The songs keep their ranges in the queue (`playlist::AppendSong`).
+        #expect(await c.send("playlistinfo") == """
+            file: http://host/a
+            Range: 0.500-
+            Name: Radio
+            Time: 2
+            duration: 1.500
+            Pos: 0
+            Id: 1
+            file: http://host/d
+            Range: 1.000-2.500
+            Time: 2
+            duration: 1.500
+            Pos: 1
+            Id: 2
+            OK
+
+            """)
+    }
+}
+
+/// A store with one playlist `p` whose entries are given as the playlist plugins would give them.
+final class EntryPlaylists: PlaylistStore {
+    let list: [PlaylistEntry]
+    init(_ list: [PlaylistEntry]) { self.list = list }
+    func playlists() async throws -> [StoredPlaylistInfo] { [StoredPlaylistInfo(name: "p", lastModified: 0)] }
+    func uris(of name: String) async throws -> [String] { try await entries(of: name).map(\.song.uri) }
+    func entries(of name: String) async throws -> [PlaylistEntry] {
+        guard name == "p" else { throw PlayerError.noSuchPlaylist }
+        return list
+    }
+    func savePlaylist(_ name: String, uris: [String], mode: PlaylistSaveMode) async throws {}
+    func editPlaylist(_ name: String, createIfMissing: Bool, _ body: @Sendable ([String]) throws -> [String]?)
+        async throws {}
+    func renamePlaylist(_ name: String, to newName: String) async throws {}
+    func removePlaylist(_ name: String) async throws {}
 }

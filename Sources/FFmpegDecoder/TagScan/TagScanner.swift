@@ -60,6 +60,9 @@ enum TagScanner {
         file.tags = plugin.tags.isEmpty ? generic.tags : plugin.tags
         file.genericTags = plugin.tags.isEmpty ? nil : generic.tags
         file.comments = plugin.pairs + generic.pairs
+        file.hasPlaylist = (plugin.tags.isEmpty ? file.comments : plugin.pairs).contains {
+            $0.key.lowercased() == "cuesheet"
+        }
         file.duration = plugin.duration
         file.audioFormat = plugin.audioFormat
         return file

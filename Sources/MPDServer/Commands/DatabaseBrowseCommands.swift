@@ -153,6 +153,8 @@ enum DatabaseBrowseCommands {
             } else {
                 response.add("file", song.uri)
             }
+            // A song with an embedded cue sheet is also a playlist (`PrintSongBrief`, `PrintSongFull`).
+            if song.hasPlaylist { response.add("playlist", song.uri) }
         case .playlist(let path, let modified):
             response.add("playlist", path)
             if full, let modified { response.addTime("Last-Modified", unix: modified) }

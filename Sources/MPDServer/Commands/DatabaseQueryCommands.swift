@@ -98,6 +98,8 @@ enum DatabaseQueryCommands {
             var song = song
             if sorted { song.audioFormat = nil }
             SongFormatter.write(song, mask: mask, into: &response)
+            // A song with an embedded cue sheet is also a playlist (`PrintSongFull`).
+            if song.hasPlaylist { response.add("playlist", song.uri) }
         }
         let online = OnlineSearch.asksCatalog(query, command: command, catalog: catalog)
         // A search answered since the database last changed is printed at once, without a trip off the event loop.

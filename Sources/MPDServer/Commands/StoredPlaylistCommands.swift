@@ -25,99 +25,109 @@ enum StoredPlaylistCommands {
                 return response
             }
         },
+        /// `listplaylist NAME [S:E]`: the URIs, each as loaded (a database song's URI) or, when it cannot be loaded,
+        /// as translated (`playlist_provider_print`'s fallback).
         CommandSpec("listplaylist", .read, 1...2) { context, request in
             try LocateURI.check(request[0])
-            let store = context.server.playlists
-            let database = context.server.database
+            let reader = PlaylistReader(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
             return .deferred {
                 var response = Response()
-                for entry in clip(try await playlistSongs(request[0], store, database), range) {
-                    response.add("file", entry.uri)
+                let entries = clip(try await reader.entries(request[0]), range)
+                for (entry, song) in zip(entries, await reader.load(entries)) {
+                    response.add("file", song?.uri ?? entry.song.uri)
                 }
                 return response
             }
         },
+        /// `listplaylistinfo NAME [S:E]`: each song as loaded (`merge_song_metadata`), with its range; one that cannot
+        /// be loaded only as `file: URI`.
         CommandSpec("listplaylistinfo", .read, 1...2) { context, request in
             try LocateURI.check(request[0])
-            let store = context.server.playlists
+            let reader = PlaylistReader(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
-            let database = context.server.database
-            let catalog = context.server.catalog
             let mask = context.effectiveTagMask
             return .deferred {
                 var response = Response()
-                let entries = clip(try await playlistSongs(request[0], store, database), range)
-                let songs = await resolve(entries.map(\.uri), database, catalog)
-                for (entry, song) in zip(entries, songs) {
-                    SongFormatter.write(merged(entry, with: song), mask: mask, into: &response)
+                let entries = clip(try await reader.entries(request[0]), range)
+                for (entry, song) in zip(entries, await reader.load(entries)) {
+                    if let song {
+                        SongFormatter.write(song, range: entry.range, mask: mask, into: &response)
+                    } else {
+                        response.add("file", entry.song.uri)
+                    }
                 }
                 return response
             }
         },
-        /// 0.24: case-folding filter over a stored playlist; each match carries its position in the playlist.
+        /// 0.24: case-folding filter over a playlist (stored or a file in the music directory); each match carries
+        /// its position in the playlist, except one that cannot be loaded, printed as `file: URI` only.
         CommandSpec("searchplaylist", .read, 2...4) { context, request in
             try LocateURI.check(request[0])
-            let store = try readStore(context)
+            let reader = PlaylistReader(context)
             let query = try FilterParser.parseQuery(arguments: Array(request.arguments.dropFirst()),
                                                     command: .searchplaylist, validateRegex: SongMatcher.validateRegex)
-            let database = context.server.database
-            let catalog = context.server.catalog
             let mask = context.effectiveTagMask
             return .deferred {
                 let matcher = SongMatcher(query.expression)
-                let uris = try await store.uris(of: request[0])
-                var matches: [(position: Int, song: Song?)] = []
-                for (position, song) in await resolve(uris, database, catalog).enumerated()
-                where matcher.matches(song ?? Song(uri: uris[position])) {
-                    matches.append((position, song))
+                let entries = try await reader.entries(request[0])
+                var matches: [(position: Int, entry: PlaylistEntry, song: Song?)] = []
+                for (position, (entry, song)) in zip(entries, await reader.load(entries)).enumerated()
+                where matcher.matches(song ?? entry.song) {
+                    matches.append((position, entry, song))
                 }
                 var response = Response()
                 for match in clip(matches, query.window) {
-                    // A song the database does not know prints only its `file:` line, without `Pos:` (as MPD).
                     guard let song = match.song else {
-                        response.add("file", uris[match.position])
+                        response.add("file", match.entry.song.uri)
                         continue
                     }
-                    SongFormatter.write(song, mask: mask, into: &response)
+                    SongFormatter.write(song, range: match.entry.range, mask: mask, into: &response)
                     response.add("Pos", match.position)
                 }
                 return response
             }
         },
-        /// 0.24: `songs:` and `playtime:` (whole seconds of the songs whose duration is known).
+        /// 0.24: `songs:` (every entry) and `playtime:` (the durations of the songs that load, in milliseconds,
+        /// rounded to seconds half to even as `std::chrono::round`).
         CommandSpec("playlistlength", .read, 1...1) { context, request in
             try LocateURI.check(request[0])
-            let store = try readStore(context)
-            let database = context.server.database
-            let catalog = context.server.catalog
+            let reader = PlaylistReader(context)
             return .deferred {
-                let uris = try await store.uris(of: request[0])
-                var total = 0.0
-                for song in await resolve(uris, database, catalog) { total += song?.duration ?? 0 }
+                let entries = try await reader.entries(request[0])
+                var milliseconds: Int64 = 0
+                for (entry, song) in zip(entries, await reader.load(entries)) {
+                    guard let song else { continue }
+                    milliseconds += max(0, playedMilliseconds(song, entry.range))
+                }
+                var seconds = milliseconds / 1000
+                let rest = milliseconds % 1000
+                if rest > 500 || (rest == 500 && seconds % 2 == 1) { seconds += 1 }
                 var response = Response()
-                response.add("songs", uris.count)
-                response.add("playtime", Int(saturating: total))
+                response.add("songs", entries.count)
+                response.add("playtime", Int(seconds))
                 return response
             }
         },
-        /// `load NAME [S:E] [POS]`: songs the database does not know are skipped, URLs are kept; one bulk edit.
+        /// `load NAME [S:E] [POS]`: the songs that load (`playlist_load_into_queue`), in one bulk edit.
         CommandSpec("load", .add, 1...3) { context, request in
             try LocateURI.check(request[0])
-            let store = context.server.playlists
+            let reader = PlaylistReader(context)
             let range = try request.optionalArgument(RangeArgument.self, 1)
             let position = try QueueCommands.insertPosition(request, 2, context)
-            let database = context.server.database
-            let catalog = context.server.catalog
             let player = context.server.store
             let partition = context.client.partition
             return .deferred {
-                let entries = clip(try await playlistSongs(request[0], store, database), range)
+                let entries = clip(try await reader.entries(request[0]), range)
                 var songs: [Song] = []
-                for (entry, song) in zip(entries, await resolve(entries.map(\.uri), database, catalog)) {
-                    if let song { songs.append(merged(entry, with: song)) }
+                var ranges: [Queue.ClosedRangeSeconds?] = []
+                for (entry, song) in zip(entries, await reader.load(entries)) {
+                    guard let song else { continue }
+                    songs.append(song)
+                    ranges.append(entry.range)
                 }
-                let sent = try player.send(.load(songs, at: position, name: request[0]), partition: partition)
+                let sent = try player.send(.load(songs, at: position, name: request[0], ranges: ranges),
+                                           partition: partition)
                 guard sent.addedIDs.count == songs.count else { throw PlayerError.playlistTooLarge }
                 return Response()
             }
@@ -234,36 +244,83 @@ enum StoredPlaylistCommands {
         return store
     }
 
-    /// Reading a playlist without a directory is simply "No such playlist" (MPD then only looks elsewhere).
-    /// The songs of the playlist `name`, as MPD's `playlist_mapper_open` finds it: a stored playlist (URIs only), else
-    /// a playlist file in the music directory (`Lists/mix.m3u`, with what the file says of each song). A name that is
-    /// neither gets the stored playlists' answer.
-    static func playlistSongs(_ name: String, _ store: (any PlaylistStore)?, _ database: (any MusicDatabase)?)
-        async throws -> [Song]
-    {
-        var failure: any Error = PlayerError.noSuchPlaylist
-        if let store {
-            do { return try await store.uris(of: name).map { Song(uri: $0) } } catch { failure = error }
-        }
-        if let database, let songs = try await database.playlistFile(uri: name) { return songs }
-        throw failure
+    /// `DetachedSong::GetDuration` in milliseconds (`SongTime`): the range's end (or the song's duration) less its
+    /// start; negative when unknown.
+    static func playedMilliseconds(_ song: Song, _ range: Queue.ClosedRangeSeconds?) -> Int64 {
+        let start = SongFormatter.thousandths(range?.start ?? 0)
+        if let end = range?.end { return SongFormatter.thousandths(end) - start }
+        guard let duration = song.duration else { return -1 }
+        return SongFormatter.thousandths(duration) - start
     }
 
     /// A playlist entry with the database's song (`merge_song_metadata`, `TagBuilder::Complement`): the playlist's
     /// tags first, then the song's tags of other names; the playlist's duration when it gives one; the file's facts
-    /// (format, modification time) from the database. Without a database song, the entry as the playlist has it.
-    static func merged(_ entry: Song, with song: Song?) -> Song {
-        guard var song else { return entry }
+    /// (format, modification time, added time) from the database.
+    static func merged(_ entry: Song, with song: Song) -> Song {
         guard !entry.tags.isEmpty || entry.duration != nil else { return song }
+        var song = song
         let names = Set(entry.tags.map(\.name))
         song.tags = entry.tags + song.tags.filter { !names.contains($0.name) }
         if let duration = entry.duration { song.duration = duration }
         return song
     }
 
-    private static func readStore(_ context: CommandContext) throws -> any PlaylistStore {
-        guard let store = context.server.playlists else { throw PlayerError.noSuchPlaylist }
-        return store
+    /// Reads playlists as MPD's `playlist_mapper_open` finds them and loads their songs (`SongLoader`).
+    struct PlaylistReader: Sendable {
+        let store: (any PlaylistStore)?
+        let database: (any MusicDatabase)?
+        let catalog: (any RemoteCatalog)?
+        let schemes: [String]
+
+        init(_ context: CommandContext) {
+            store = context.server.playlists
+            database = context.server.database
+            catalog = context.server.catalog
+            schemes = context.server.settings.urlSchemes
+        }
+
+        /// The entries of the playlist `name`: a stored playlist, else a playlist file in the music directory
+        /// (`Lists/mix.m3u`, with what the file says of each song). A name that is neither gets the stored
+        /// playlists' answer ("No such playlist" without a playlist directory).
+        func entries(_ name: String) async throws -> [PlaylistEntry] {
+            var failure: any Error = PlayerError.noSuchPlaylist
+            if let store {
+                do { return try await store.entries(of: name) } catch { failure = error }
+            }
+            if let database, let entries = try await database.playlistFile(uri: name) { return entries }
+            throw failure
+        }
+
+        /// `playlist_check_load_song` for each entry: the database's song merged with what the playlist says (one
+        /// look-up for all; `Added:` is the file's time, as for any song looked up by URI), a URL of a scheme the
+        /// server plays as the playlist has it (a NetEase one with what the catalogue knows), nil when it does not
+        /// load.
+        func load(_ entries: [PlaylistEntry]) async -> [Song?] {
+            var local: [String] = []
+            for entry in entries { if case .database(let uri) = entry.location { local.append(uri) } }
+            let found = local.isEmpty ? [:] : (try? await database?.songs(uris: local)) ?? [:]
+            var songs: [Song?] = []
+            songs.reserveCapacity(entries.count)
+            for entry in entries {
+                switch entry.location {
+                case .database(let uri):
+                    songs.append(found[uri].map { merged(entry.song, with: $0.lookedUpByURI) })
+                case .unavailable:
+                    songs.append(nil)
+                case .url:
+                    let uri = entry.song.uri
+                    if let catalog, catalog.recognizes(uri) {
+                        let known = await catalog.knownSong(uri: uri)
+                        songs.append(known.map { merged(entry.song, with: $0) } ?? entry.song)
+                        continue
+                    }
+                    let scheme = QueueCommands.scheme(of: uri)
+                    let plays = scheme.map { $0 == "http" || $0 == "https" || schemes.contains($0 + "://") } ?? false
+                    songs.append(plays ? entry.song : nil)
+                }
+            }
+            return songs
+        }
     }
 
     /// MPD's rule (`ByteText.isValidPlaylistName`: not empty, no `/` or LF, valid UTF-8), except that a `/` is fine
@@ -284,30 +341,6 @@ enum StoredPlaylistCommands {
             _ = try? player.send(.announce([Change(.storedPlaylists)]))
             return Response()
         }
-    }
-
-    /// The songs playlist entries name: URLs as they are (a NetEase one with what the catalogue knows of it), the
-    /// database's songs with their tags (one look-up for all), nil for a song the database does not know.
-    static func resolve(_ uris: [String], _ database: (any MusicDatabase)?, _ catalog: (any RemoteCatalog)? = nil)
-        async -> [Song?]
-    {
-        let isRemote = uris.map { QueueCommands.scheme(of: $0) != nil }
-        let local = zip(uris, isRemote).compactMap { $1 ? nil : $0 }
-        let found = local.isEmpty ? [:] : (try? await database?.songs(uris: local)) ?? [:]
-        var songs: [Song?] = []
-        songs.reserveCapacity(uris.count)
-        for (uri, remote) in zip(uris, isRemote) {
-            guard remote else {
-                songs.append(found[uri]?.lookedUpByURI)
-                continue
-            }
-            if let catalog, catalog.recognizes(uri), let song = await catalog.knownSong(uri: uri) {
-                songs.append(song)
-            } else {
-                songs.append(Song(uri: uri))
-            }
-        }
-        return songs
     }
 
     /// An optional `S:E` window, clipped to the list (`RangeArg::ClipRelaxed`).

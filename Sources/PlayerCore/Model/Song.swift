@@ -73,6 +73,9 @@ public struct Song: Equatable, Sendable {
     public var added: Int64?
     /// `samplerate:bits:channels`, when known.
     public var audioFormat: String?
+    /// The file holds a playlist of its own (`Tag::has_playlist`: an embedded cue sheet): database listings print
+    /// `playlist: URI` after it.
+    public var hasPlaylist = false
 
     public init(uri: String, tags: [Tag] = [], duration: Double? = nil, lastModified: Int64? = nil,
                 added: Int64? = nil, audioFormat: String? = nil) {
@@ -81,7 +84,8 @@ public struct Song: Equatable, Sendable {
     }
 
     public init(uri: String, packedTags: PackedTags, duration: Double? = nil, lastModified: Int64? = nil,
-                added: Int64? = nil, audioFormat: String? = nil) {
+                added: Int64? = nil, audioFormat: String? = nil, hasPlaylist: Bool = false) {
+        self.hasPlaylist = hasPlaylist
         self.uri = uri
         self.packedTags = packedTags
         self.duration = duration

@@ -15,6 +15,9 @@ public struct InspectedFile: Sendable, Equatable {
     public var genericTags: [Song.Tag]?
     /// The first embedded picture, when asked for.
     public var picture: Picture?
+    /// A pair the database scan sees is named `CUESHEET` in any case (`FullTagHandler::OnPair`): the file is also
+    /// a playlist (`Tag::has_playlist`).
+    public var hasPlaylist = false
 
     public struct Picture: Sendable, Equatable {
         public var data: [UInt8]
@@ -35,8 +38,9 @@ public struct InspectedFile: Sendable, Equatable {
     }
 
     public static func == (lhs: InspectedFile, rhs: InspectedFile) -> Bool {
-        lhs.tags == rhs.tags && lhs.genericTags == rhs.genericTags && lhs.duration == rhs.duration && lhs.audioFormat == rhs.audioFormat
-            && lhs.picture == rhs.picture && lhs.comments.elementsEqual(rhs.comments, by: { $0 == $1 })
+        lhs.tags == rhs.tags && lhs.genericTags == rhs.genericTags && lhs.duration == rhs.duration
+            && lhs.audioFormat == rhs.audioFormat && lhs.picture == rhs.picture && lhs.hasPlaylist == rhs.hasPlaylist
+            && lhs.comments.elementsEqual(rhs.comments, by: { $0 == $1 })
     }
 }
 
