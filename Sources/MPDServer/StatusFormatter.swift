@@ -113,7 +113,8 @@ enum SongFormatter {
                 Lines.withUTF8(tag.mpdName) { r.add(utf8Key: $0, utf8: value) }
             }
         }
-        if let duration {
+        // `song_print_info`: no times when the range ends before it starts (`GetDuration` is negative).
+        if let duration, duration >= 0 {
             r.add("Time", Int(saturating: duration.rounded()))
             r.addThousandths("duration", thousandths(duration))
         }
