@@ -957,6 +957,17 @@ def expect_local_music_works(rig, after):
     c.close()
 
 
+def expect_listed_despite(rig, call, expected, failure, what):
+    """A NetEase folder NetEase cannot list answers what is synced of it (`expected`), logs the failure, and no ACK:
+    Cantata lists every folder at each start and shows an ACK as an error banner (issue 34)."""
+    try:
+        result = call()
+    except mpd.CommandError as error:
+        raise AssertionError(f"{what}: ACK {error}")
+    expect(result == expected, f"{what}: answered {result!r}")
+    expect(f"cannot list {failure}" in rig.server_log(), f"{what}: the log does not say it cannot list {failure}")
+
+
 def expect_ack(call, expected, what):
     """The python-mpd2 call fails with CommandError whose text starts with `expected`; returns the text."""
     try:
@@ -1133,7 +1144,7 @@ def netease_queue(_):
         rig.stop()
 
 
-@check("NetEase faults (timeout, -460, malformed JSON, 301): the documented ACK via python-mpd2 and mpc, other "
+@check("NetEase faults (timeout, -460, malformed JSON, 301): the documented ACK via python-mpd2 and mpc (a folder listing lists what is synced and logs), other "
        "clients answered during a timeout, a search answers from the local library as MPD would (mpc searchadd "
        "exits 0), local music works after each")
 def netease_faults(_):
@@ -1199,10 +1210,10 @@ def netease_faults(_):
         # -460 on the subscribed albums (lsinfo) and on an album (add).
         cheating = "NetEase: request refused as coming from a risky network (-460"
         rig.fault("/api/album/sublist", "code", -460)
-        expect_ack(lambda: c.lsinfo("NetEase/Albums"), "[52@0] {lsinfo} " + cheating, "-460 lsinfo")
+        expect_listed_despite(rig, lambda: c.lsinfo("NetEase/Albums"), [], "NetEase/Albums", "-460 lsinfo")
         rig.fault("/api/album/sublist", "code", -460)
         code, out = rig.mpc("ls", "NetEase/Albums")
-        expect(code != 0 and "MPD error: " + cheating in out, out)
+        expect(code == 0 and out.strip() == "", out)
         rig.fault("/api/v1/album", "code", -460)
         expect_ack(lambda: c.add("netease://album/3005"), "[52@0] {add} " + cheating, "-460 add")
         rig.fault("/api/v1/album", "code", -460)
@@ -1214,10 +1225,10 @@ def netease_faults(_):
 
         # Malformed JSON on the charts (lsinfo).
         rig.fault("/api/toplist", "malformed")
-        expect_ack(lambda: c.lsinfo("NetEase/Charts"), "[52@0] {lsinfo} NetEase: malformed response", "malformed")
+        expect_listed_despite(rig, lambda: c.lsinfo("NetEase/Charts"), [], "NetEase/Charts", "malformed")
         rig.fault("/api/toplist", "malformed")
         code, out = rig.mpc("ls", "NetEase/Charts")
-        expect(code != 0 and "MPD error: NetEase: malformed response" in out, out)
+        expect(code == 0 and out.strip() == "", out)
         expect_local_music_works(rig, "malformed JSON")
         code, out = rig.mpc("ls", "NetEase/Charts")
         expect(code == 0 and len(lines(out)) == 3, f"NetEase/Charts once the fault is gone: {out!r}")
@@ -1232,8 +1243,8 @@ def netease_faults(_):
         expect(code == 0 and out.strip() == "", out)
         expect_local_music_works(rig, "301")
         rig.reset()
-        expect_ack(lambda: c.lsinfo("NetEase/Recent"), "[52@0] {lsinfo} NetEase: login required (301)",
-                   "NetEase/Recent in guest mode")
+        expect_listed_despite(rig, lambda: c.lsinfo("NetEase/Recent"), [], "NetEase/Recent",
+                              "NetEase/Recent in guest mode")
         expect(not any(e["apiPath"] == "/api/v1/play/record" for e in rig.api_requests()), rig.api_requests())
         guest = [tags(s) for s in c.search("any", "Mañana")]
         expect(guest and all(r[0].startswith("netease://song/") for r in guest), f"guest search: {guest}")
@@ -1254,19 +1265,19 @@ def netease_rate_limit(_):
         c = rig.client()
         rate_limited = "NetEase: rate limited (405), try again in a minute"
         rig.fault("/api/toplist", "status", 405)
-        expect_ack(lambda: c.lsinfo("NetEase/Charts"), "[52@0] {lsinfo} " + rate_limited, "405 lsinfo")
+        expect_listed_despite(rig, lambda: c.lsinfo("NetEase/Charts"), [], "NetEase/Charts", "405 lsinfo")
         rig.reset()
         started = time.time()
         expect(c.search("any", "Snjór") == [], "search while backing off")
         expect([s["file"] for s in c.search("title", "Local Night")] == ["local.flac"], "local search while backing off")
         expect_ack(lambda: c.add("netease://album/3002"), "[52@0] {add} " + rate_limited, "add while backing off")
-        expect_ack(lambda: c.lsinfo("NetEase/Charts"), "[52@0] {lsinfo} " + rate_limited, "lsinfo while backing off")
+        expect(c.lsinfo("NetEase/Charts") == [], "lsinfo while backing off")
         expect_ack(lambda: c.albumart("netease://song/5000099"), "[52@0] {albumart} " + rate_limited,
                    "albumart while backing off")
         code, out = rig.mpc("search", "any", "Огни")
         expect(code == 0 and out.strip() == "", out)
         code, out = rig.mpc("ls", "NetEase/Playlists")
-        expect(code != 0 and "MPD error: " + rate_limited in out, out)
+        expect(code == 0, out)
         expect(time.time() - started < 5, f"the refusals took {time.time() - started:.2f} s")
         expect(rig.api_requests() == [], f"requests reached NetEase while backing off: {rig.api_requests()}")
         expect_local_music_works(rig, "405")
@@ -1295,7 +1306,7 @@ def netease_cookie_privacy(_):
         # A failing search answers the local matches (none) and logs why.
         expect(c.search("any", "Zzyzx") == [], "301 search")
         rig.fault("/api/toplist", "malformed")
-        expect_ack(lambda: c.lsinfo("NetEase/Charts"), "[52@0] {lsinfo} NetEase: malformed", "malformed")
+        expect_listed_despite(rig, lambda: c.lsinfo("NetEase/Charts"), [], "NetEase/Charts", "malformed")
         rig.sync()
         c.close()
         # The server did send the cookie (the log proves the login was used) ...
@@ -1327,12 +1338,12 @@ def netease_playback(_):
                                          else None)(c.status()), "audio and bitrate in status")
         expect(status["audio"] == "44100:f:2" and status["song"] == "0", repr(status))
         expect(abs(float(status["duration"]) - 6) < 0.2, repr(status))
-        # 5000011 plays out (6 s), 5000045 has no stream: playback goes on with 5000021 and says why.
+        # 5000011 plays out (6 s), 5000045 has no stream: playback goes on with 5000021, the log says why, and
+        # `status` has no error once the next song started (MPD's PlayerControl::Play clears it).
         status = rig.wait_until(lambda: (lambda st: st if st.get("song") == "2" else None)(c.status()),
                                 "the third song", timeout=25)
-        expect("netease://song/5000045" in status.get("error", "") and "no stream" in status.get("error", ""),
-               repr(status))
-        expect("5000045" in rig.server_log(), "the log names the unavailable song")
+        expect("error" not in status, repr(status))
+        expect("5000045" in rig.server_log() and "no stream" in rig.server_log(), "the log names the unavailable song")
         # Scrobbled when it ended, with the seconds heard.
         scrobble = rig.wait_until(lambda: next((s for s in rig.state()["scrobbles"] if s["id"] == 5000011), None),
                                   "the scrobble of 5000011")
