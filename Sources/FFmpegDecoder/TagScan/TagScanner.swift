@@ -45,6 +45,8 @@ enum TagScanner {
             let ffmpeg = try FFmpegInspector.inspectWithFFmpeg(path: path, includePicture: includePicture,
                                                                dictionaries: !plain)
             file = ffmpeg.file
+            // Those plugins hand over no picture either (only the generic ID3 scan below may).
+            if plain { file.picture = nil }
             plugin = ffmpeg.scan
             plugin.duration = suffix == "mpc" ? MusepackScan.duration(path: path) ?? file.duration : file.duration
             // The plugins that scan these report no audio format.
