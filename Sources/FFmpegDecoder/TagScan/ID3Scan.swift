@@ -158,35 +158,33 @@ enum ID3Scan {
         return fromEnd(file)
     }
 
+    /// `id3_tag_query` on the bytes at `offset`: a tag's size (negative for an ID3v2 footer), or nil.
+    static func query(_ file: TagFile, at offset: UInt64) -> Int? {
+        guard let bytes = file.read(at: offset, count: querySize) else { return nil }
+        return bytes.withUnsafeBufferPointer { id3_tag_query($0.baseAddress, id3_length_t($0.count)) }
+    }
+
     /// MPD's `ReadId3Tag`: the size `id3_tag_query` finds at `offset`, then the tag of that size.
-    static func readTag(_ file: TagFile, at offset: UInt64) -> Tag? {
-        guard let query = file.read(at: offset, count: querySize) else { return nil }
-        let size = query.withUnsafeBufferPointer { id3_tag_query($0.baseAddress, id3_length_t($0.count)) }
-        guard size > 0, size <= maximumSize else { return nil }
-        if size <= querySize { return Tag(Array(query[0..<size])) }
-        guard let bytes = file.read(at: offset, count: size) else { return nil }
-        return Tag(bytes)
+    static func readTag(_ file: TagFile, at offset: UInt64) -> (tag: Tag, size: Int)? {
+        guard let size = query(file, at: offset), size > 0, size <= maximumSize,
+              let bytes = file.read(at: offset, count: max(size, querySize)), let tag = Tag(Array(bytes[0..<size]))
+        else { return nil }
+        return (tag, size)
     }
 
     static func fromBeginning(_ file: TagFile) -> Tag? {
-        guard var tag = readTag(file, at: 0), !tag.isID3v1 else { return nil }
+        guard var (tag, size) = readTag(file, at: 0), !tag.isID3v1 else { return nil }
         // After a tag is read the stream stands at its end; a `SEEK` frame counts from there.
-        var end = UInt64(tagSize(file, at: 0) ?? 0)
+        var end = UInt64(max(size, querySize))
         var hops = 0
         while hops < 64, let frame = id3_tag_findframe(tag.pointer, "SEEK", 0) {
             hops += 1
             let seek = id3_field_getint(id3_frame_field(frame, 0))
-            guard seek >= 0, let next = readTag(file, at: end + UInt64(seek)), !next.isID3v1 else { break }
-            end += UInt64(seek) + UInt64(tagSize(file, at: end + UInt64(seek)) ?? 0)
-            tag = next
+            guard seek >= 0, let next = readTag(file, at: end + UInt64(seek)), !next.tag.isID3v1 else { break }
+            end += UInt64(seek) + UInt64(max(next.size, querySize))
+            (tag, size) = next
         }
         return tag
-    }
-
-    static func tagSize(_ file: TagFile, at offset: UInt64) -> Int? {
-        guard let query = file.read(at: offset, count: querySize) else { return nil }
-        let size = query.withUnsafeBufferPointer { id3_tag_query($0.baseAddress, id3_length_t($0.count)) }
-        return size > 0 ? size : nil
     }
 
     /// `tag_id3_find_from_end`.
@@ -196,11 +194,9 @@ enum ID3Scan {
         var offset = size - 128
         let v1 = file.read(at: offset, count: 128).flatMap(Tag.init)
         if v1 == nil { offset = size }
-        guard offset >= UInt64(querySize), let footer = file.read(at: offset - UInt64(querySize), count: querySize)
-        else { return v1 }
-        let query = footer.withUnsafeBufferPointer { id3_tag_query($0.baseAddress, id3_length_t($0.count)) }
-        guard query < 0, UInt64(-query) <= offset else { return v1 }
-        return readTag(file, at: offset - UInt64(-query)) ?? v1
+        guard offset >= UInt64(querySize), let footer = query(file, at: offset - UInt64(querySize)), footer < 0,
+              UInt64(-footer) <= offset else { return v1 }
+        return readTag(file, at: offset - UInt64(-footer))?.tag ?? v1
     }
 
     /// `tag_id3_riff_aiff_load`: the `id3 `/`ID3 ` chunk of a RIFF file, else the `ID3 ` chunk of an AIFF one.
